@@ -1,0 +1,367 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers for the octep_ipsec selftests. A test is a bash script in
+# this directory that does `source "$(dirname "$0")/lib.sh"`, runs as root,
+# prints KTAP through the ktap_* helpers and ends with ktap_finish.
+#
+# Exit codes (kselftest): 0 pass, 1 fail, 4 skip. ktap_finish exits 1 when any
+# case failed or fewer cases ran than planned, 4 when every case that ran was
+# a skip, else 0. A skip is never counted as a pass.
+#
+# Cleanup: lib.sh owns the EXIT trap. It deletes the devices octep_new made,
+# removes the peer netns and unloads the modules octep_load loaded, so the
+# next test starts with no module loaded. Register extra cleanup with
+# `on_exit CMD...` (run in reverse order, before lib.sh's own); do not set
+# your own EXIT trap.
+#
+# Environment:
+#   OCTEP_KO_DIR  where octep_sim.ko and octep_ipsec.ko are: either directly
+#                 in it or under drivers/... below it (default: the repo's
+#                 build tree, found from this file's path). When neither
+#                 exists, the modules are loaded with modprobe (installed
+#                 kernel tree).
+#   OCTEP_WAIT    seconds to wait for devices/addresses to appear (default 20;
+#                 the VM runs under TCG, everything is slow).
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# The repo root is six levels up: tools/testing/selftests/drivers/net/octep_ipsec.
+LIB_REPO=$(cd "$LIB_DIR/../../../../../.." 2>/dev/null && pwd)
+: "${OCTEP_KO_DIR:=$LIB_REPO}"
+: "${OCTEP_WAIT:=20}"
+
+PEER_NS=peer
+HOST_IP4=192.0.2.1
+PEER_IP4=192.0.2.2
+HOST_IP6=2001:db8::1
+PEER_IP6=2001:db8::2
+
+KTAP_PLANNED=0
+KTAP_NUM=0
+KTAP_PASS=0
+KTAP_FAIL=0
+KTAP_SKIP=0
+
+# ---------------------------------------------------------------- KTAP
+
+# ktap_plan N: print the KTAP header and the plan of N cases.
+ktap_plan()
+{
+	KTAP_PLANNED=$1
+	echo "TAP version 13"
+	echo "1..$1"
+}
+
+# ktap_diag TEXT...: a diagnostic line (or several, one per input line).
+ktap_diag()
+{
+	local line
+
+	while IFS= read -r line; do
+		echo "# $line"
+	done <<<"$*"
+}
+
+# ktap_ok DESC
+ktap_ok()
+{
+	KTAP_NUM=$((KTAP_NUM + 1))
+	KTAP_PASS=$((KTAP_PASS + 1))
+	echo "ok $KTAP_NUM $1"
+}
+
+# ktap_fail DESC [WHY]
+ktap_fail()
+{
+	KTAP_NUM=$((KTAP_NUM + 1))
+	KTAP_FAIL=$((KTAP_FAIL + 1))
+	[ -n "${2:-}" ] && ktap_diag "$2"
+	echo "not ok $KTAP_NUM $1"
+}
+
+# ktap_skip DESC WHY
+ktap_skip()
+{
+	KTAP_NUM=$((KTAP_NUM + 1))
+	KTAP_SKIP=$((KTAP_SKIP + 1))
+	echo "ok $KTAP_NUM $1 # SKIP ${2:-}"
+}
+
+# check DESC CMD...: run CMD; ok if it exits 0, else not ok with its output.
+# Returns CMD's status so a test can stop early.
+check()
+{
+	local desc=$1 out rc
+
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		ktap_ok "$desc"
+	else
+		ktap_fail "$desc" "$(printf '%s: exit %d\n%s' "$*" "$rc" "$out")"
+	fi
+	return "$rc"
+}
+
+# ktap_finish: print totals and exit with the kselftest code. Cases planned
+# but never reported count as failures.
+ktap_finish()
+{
+	local missing=0
+
+	if [ "$KTAP_NUM" -lt "$KTAP_PLANNED" ]; then
+		missing=$((KTAP_PLANNED - KTAP_NUM))
+		ktap_diag "$missing planned case(s) did not run"
+	fi
+	echo "# Totals: pass:$KTAP_PASS fail:$((KTAP_FAIL + missing)) xfail:0 xpass:0 skip:$KTAP_SKIP error:0"
+	if [ "$KTAP_FAIL" -gt 0 ] || [ "$missing" -gt 0 ] ||
+	   [ "$KTAP_NUM" -gt "$KTAP_PLANNED" ]; then
+		exit $KSFT_FAIL
+	fi
+	if [ "$KTAP_PASS" -eq 0 ] && [ "$KTAP_SKIP" -gt 0 ]; then
+		exit $KSFT_SKIP
+	fi
+	exit $KSFT_PASS
+}
+
+# ktap_skip_all WHY: the whole test cannot run here (missing tool, ...).
+ktap_skip_all()
+{
+	echo "TAP version 13"
+	echo "1..0 # SKIP $1"
+	exit $KSFT_SKIP
+}
+
+# require_cmd CMD...: skip the whole test unless every CMD is available.
+require_cmd()
+{
+	local c
+
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || ktap_skip_all "$c not installed"
+	done
+}
+
+[ "$(id -u)" -eq 0 ] || ktap_skip_all "must run as root"
+
+# ------------------------------------------------------------- cleanup
+
+LIB_EXIT_CMDS=()
+LIB_DEVICES=()
+LIB_LOADED=0
+LIB_PEER=0
+
+# on_exit CMD...: run CMD (eval'd) when the test exits, newest first.
+on_exit()
+{
+	LIB_EXIT_CMDS+=("$*")
+}
+
+lib_exit()
+{
+	local rc=$? i id
+
+	trap - EXIT
+	for ((i = ${#LIB_EXIT_CMDS[@]} - 1; i >= 0; i--)); do
+		eval "${LIB_EXIT_CMDS[i]}" >/dev/null 2>&1
+	done
+	[ "$LIB_PEER" -eq 1 ] && peer_teardown >/dev/null 2>&1
+	for id in "${LIB_DEVICES[@]}"; do
+		octep_del "$id" >/dev/null 2>&1
+	done
+	[ "$LIB_LOADED" -eq 1 ] && octep_unload >/dev/null 2>&1
+	exit "$rc"
+}
+trap lib_exit EXIT
+# A timeout (SIGTERM from the harness) or ^C still cleans up.
+trap 'exit $KSFT_FAIL' TERM INT HUP
+
+# wait_for SECS CMD...: poll CMD every 0.1 s until it succeeds; 1 on timeout.
+wait_for()
+{
+	local deadline=$((SECONDS + $1))
+
+	shift
+	while ! "$@" >/dev/null 2>&1; do
+		[ "$SECONDS" -ge "$deadline" ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+# ------------------------------------------------------------- modules
+
+# lib_ko NAME: path of NAME.ko under OCTEP_KO_DIR, or nothing.
+lib_ko()
+{
+	local f
+
+	for f in "$OCTEP_KO_DIR/$1.ko" \
+		 "$OCTEP_KO_DIR/drivers/net/ethernet/octep_ipsec/$1.ko" \
+		 "$OCTEP_KO_DIR/drivers/net/octep_sim/$1.ko"; do
+		[ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	return 1
+}
+
+# lib_insmod NAME [PARAMS...]: insmod from the build tree (after modprobing
+# what the module depends on), or modprobe when it is not built here.
+lib_insmod()
+{
+	local name=$1 ko dep
+
+	shift
+	if ko=$(lib_ko "$name"); then
+		for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
+			modprobe "$dep" || return 1
+		done
+		insmod "$ko" "$@"
+	else
+		modprobe "$name" "$@"
+	fi
+}
+
+# octep_load [DRIVER-PARAMS...]: load octep_sim, then octep_ipsec with PARAMS.
+octep_load()
+{
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	LIB_LOADED=1
+	lib_insmod octep_sim || return 1
+	lib_insmod octep_ipsec "$@"
+}
+
+# octep_unload: remove both modules (driver first). Fails if either stays.
+octep_unload()
+{
+	local rc=0 m
+
+	for m in octep_ipsec octep_sim; do
+		if [ -d "/sys/module/$m" ]; then
+			rmmod "$m" || rc=1
+		fi
+	done
+	LIB_LOADED=0
+	LIB_DEVICES=()
+	return $rc
+}
+
+# ------------------------------------------------------------- devices
+
+lib_one_netdev()
+{
+	local d=$1 n
+
+	[ -d "$d" ] || return 1
+	for n in "$d"/*; do
+		[ -e "$n" ] || return 1
+		basename "$n"
+		return 0
+	done
+	return 1
+}
+
+# octep_new ID [RINGS]: create model device ID with RINGS ring pairs; wait for
+# the wire and the driver's netdev. Sets HOST_IF, WIRE_IF, SIM_DBG, DL_DEV.
+octep_new()
+{
+	local id=$1 rings=${2:-1} dev
+
+	dev=/sys/bus/octep_sim/devices/octep_sim$id
+	echo "$id $rings" >/sys/bus/octep_sim/new_device || return 1
+	LIB_DEVICES+=("$id")
+	if ! wait_for "$OCTEP_WAIT" lib_one_netdev "$dev/net"; then
+		echo "octep_new: no wire netdev under $dev/net" >&2
+		return 1
+	fi
+	if ! wait_for "$OCTEP_WAIT" lib_one_netdev "$dev/octep_sim.sdp.$id/net"; then
+		echo "octep_new: no driver netdev under $dev/octep_sim.sdp.$id/net" >&2
+		return 1
+	fi
+	WIRE_IF=$(lib_one_netdev "$dev/net")
+	HOST_IF=$(lib_one_netdev "$dev/octep_sim.sdp.$id/net")
+	SIM_DBG=/sys/kernel/debug/octep_sim/octep_sim$id
+	DL_DEV=auxiliary/octep_sim.sdp.$id
+	export HOST_IF WIRE_IF SIM_DBG DL_DEV
+}
+
+# octep_del ID: delete model device ID.
+octep_del()
+{
+	local id=$1 i
+
+	for i in "${!LIB_DEVICES[@]}"; do
+		[ "${LIB_DEVICES[i]}" = "$id" ] && unset 'LIB_DEVICES[i]'
+	done
+	echo "$id" >/sys/bus/octep_sim/del_device
+}
+
+# ---------------------------------------------------------------- peer
+
+# in_peer CMD...: run CMD in the peer netns.
+in_peer()
+{
+	ip netns exec "$PEER_NS" "$@"
+}
+
+lib_no_tentative()
+{
+	[ -z "$(ip -6 addr show dev "$HOST_IF" tentative)" ] &&
+	[ -z "$(in_peer ip -6 addr show dev "$WIRE_IF" tentative)" ]
+}
+
+# peer_setup: netns "peer" holding WIRE_IF; host HOST_IP4/6 on HOST_IF, peer
+# PEER_IP4/6 on WIRE_IF; both up; returns once IPv6 DAD is done.
+peer_setup()
+{
+	ip netns add "$PEER_NS" || return 1
+	LIB_PEER=1
+	in_peer ip link set lo up &&
+	ip link set "$WIRE_IF" netns "$PEER_NS" &&
+	ip addr add "$HOST_IP4/24" dev "$HOST_IF" &&
+	ip addr add "$HOST_IP6/64" dev "$HOST_IF" &&
+	in_peer ip addr add "$PEER_IP4/24" dev "$WIRE_IF" &&
+	in_peer ip addr add "$PEER_IP6/64" dev "$WIRE_IF" &&
+	ip link set "$HOST_IF" up &&
+	in_peer ip link set "$WIRE_IF" up || return 1
+	if ! wait_for "$OCTEP_WAIT" lib_no_tentative; then
+		echo "peer_setup: IPv6 DAD did not finish" >&2
+		return 1
+	fi
+}
+
+# peer_teardown: delete the peer netns (the wire returns to init_net).
+peer_teardown()
+{
+	LIB_PEER=0
+	ip netns pids "$PEER_NS" 2>/dev/null | xargs -r kill 2>/dev/null
+	ip netns del "$PEER_NS"
+}
+
+# ---------------------------------------------------------------- stats
+
+# stat IF NAME: print the `ethtool -S IF` value NAME; 1 if there is none.
+# (Shadows coreutils stat(1) in tests: use `command stat` for that.)
+stat()
+{
+	ethtool -S "$1" | awk -v n="$2" '
+		{ k = $1; sub(/:$/, "", k) }
+		k == n { print $2; found = 1; exit }
+		END { exit !found }'
+}
+
+# sim_read FILE: print the model debugfs value FILE (relative to SIM_DBG).
+sim_read()
+{
+	cat "$SIM_DBG/$1"
+}
+
+# sim_write FILE VALUE: write VALUE to the model debugfs FILE.
+sim_write()
+{
+	echo "$2" >"$SIM_DBG/$1"
+}
