@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Out-of-tree build of octep_ipsec.ko and octep_sim.ko against the pinned
+# Debian kernel's headers, and the project's entry points (see README.md).
+#
+#   make                 build both modules (W=1, C=2 pass through to kbuild)
+#   make checkpatch      checkpatch.pl --strict over our .c/.h files
+#   make check           setup, build, style checks, spin model, VM selftests
+#   make check-debug     the same selftests on the debug (KASAN, lockdep) kernel
+#   make demo            one TCP stream host -> peer through a model device
+#   make model           the spin model check (spec/)
+#   make clean
+
+top := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+
+# scripts/kernel-version is the one place the pinned kernel is named.
+KVER_PKG := $(shell sed -n 's/^KVER_PKG=//p' $(top)/scripts/kernel-version)
+KSRC_SERIES := $(shell sed -n 's/^KSRC_SERIES=//p' $(top)/scripts/kernel-version)
+KDIR ?= /lib/modules/$(KVER_PKG)/build
+KSRC ?= /usr/src/linux-source-$(KSRC_SERIES)
+
+KBUILD_ARGS := -C $(KDIR) M=$(top) CONFIG_OCTEP_IPSEC=m CONFIG_OCTEP_SIM=m
+
+CHECKPATCH_FILES = $(shell cd $(top) && find drivers include -name '*.[ch]' \
+			! -name '*.mod.c' 2>/dev/null | sort)
+
+.PHONY: all modules clean checkpatch check check-debug demo model help
+
+all: modules
+
+modules:
+	$(MAKE) $(KBUILD_ARGS) modules
+
+clean:
+	$(MAKE) $(KBUILD_ARGS) clean
+	rm -rf $(top)/out
+
+checkpatch:
+	@test -f $(KSRC)/scripts/checkpatch.pl || \
+		{ echo "checkpatch: $(KSRC) missing; run scripts/setup" >&2; exit 1; }
+	@test -n "$(CHECKPATCH_FILES)" || { echo "checkpatch: no files" >&2; exit 1; }
+	cd $(top) && perl $(KSRC)/scripts/checkpatch.pl --strict --no-tree \
+		--show-types --color=never --summary-file -f $(CHECKPATCH_FILES)
+
+check:
+	$(top)/scripts/check
+
+check-debug:
+	$(top)/scripts/check --kernel debug
+
+demo:
+	$(top)/scripts/demo
+
+model:
+	@if [ -f $(top)/spec/Makefile ]; then \
+		$(MAKE) -C $(top)/spec check; \
+	else \
+		echo "model: no spec/Makefile yet"; \
+	fi
+
+help:
+	@sed -n '3,13p' $(top)/Makefile
