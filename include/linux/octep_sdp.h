@@ -196,4 +196,172 @@ static inline struct octep_sdp_dev *to_octep_sdp_dev(struct auxiliary_device *ad
 	return container_of(adev, struct octep_sdp_dev, adev);
 }
 
+/*
+ * Control mailbox (ours, shaped after octeon_ep's ctrl_mbox): a window of
+ * 64-bit registers reached through the same read64/write64 as the rings.
+ * Two queues of 64-bit words live in it, host-to-coprocessor (H2C) and
+ * coprocessor-to-host (C2H), each with a producer and a consumer index.
+ * Indices are free-running word counts (u32, wrapping); a queue holds
+ * PROD - CONS words and word i lives at slot i % SIZE. The writer of a
+ * queue advances PROD after the words are in place, the reader advances
+ * CONS after it has copied them out.
+ *
+ * The host writes a request into H2C and then H2C_PROD; that write is the
+ * doorbell. The coprocessor answers in C2H (a response carries the id of
+ * its request) and raises sdp->mbox_irq when it advances C2H_PROD, if
+ * MBOX_INT_ENA is set. Requests and responses are matched by id, so a
+ * response may come late (after the host gave up) and is then dropped.
+ */
+#define OCTEP_SDP_MBOX_BASE		0x400000
+#define OCTEP_SDP_MBOX_SIG		(OCTEP_SDP_MBOX_BASE + 0x00)	/* RO */
+#define OCTEP_SDP_MBOX_VERSION		(OCTEP_SDP_MBOX_BASE + 0x08)	/* RO */
+#define OCTEP_SDP_MBOX_INT		(OCTEP_SDP_MBOX_BASE + 0x10)
+#define OCTEP_SDP_MBOX_H2C_PROD		(OCTEP_SDP_MBOX_BASE + 0x20)	/* host */
+#define OCTEP_SDP_MBOX_H2C_CONS		(OCTEP_SDP_MBOX_BASE + 0x28)	/* copro */
+#define OCTEP_SDP_MBOX_H2C_SIZE		(OCTEP_SDP_MBOX_BASE + 0x30)	/* RO */
+#define OCTEP_SDP_MBOX_C2H_PROD		(OCTEP_SDP_MBOX_BASE + 0x40)	/* copro */
+#define OCTEP_SDP_MBOX_C2H_CONS		(OCTEP_SDP_MBOX_BASE + 0x48)	/* host */
+#define OCTEP_SDP_MBOX_C2H_SIZE		(OCTEP_SDP_MBOX_BASE + 0x50)	/* RO */
+#define OCTEP_SDP_MBOX_H2C_Q		(OCTEP_SDP_MBOX_BASE + 0x1000)
+#define OCTEP_SDP_MBOX_C2H_Q		(OCTEP_SDP_MBOX_BASE + 0x3000)
+#define OCTEP_SDP_MBOX_END		(OCTEP_SDP_MBOX_BASE + 0x5000)
+#define OCTEP_SDP_MBOX_Q_WORDS		512	/* SIZE of each queue, words */
+
+#define OCTEP_SDP_MBOX_SIG_VAL		0x314f424d5044534fULL	/* "OSDPMBO1" */
+#define OCTEP_SDP_MBOX_VERSION_VAL	0x00010000	/* 1.0 */
+
+/* MBOX_INT: bit 0 enables the C2H interrupt. */
+#define OCTEP_SDP_MBOX_INT_ENA		BIT_ULL(0)
+
+/* Message header word: body size in words, flags, command, id. */
+#define OCTEP_SDP_MBOX_HDR_SIZE		GENMASK_ULL(15, 0)
+#define OCTEP_SDP_MBOX_HDR_FLAGS	GENMASK_ULL(23, 16)
+#define  OCTEP_SDP_MBOX_F_REQUEST	BIT(0)
+#define  OCTEP_SDP_MBOX_F_RESPONSE	BIT(1)
+#define  OCTEP_SDP_MBOX_F_NOTIFY	BIT(2)
+#define OCTEP_SDP_MBOX_HDR_CMD		GENMASK_ULL(31, 24)
+#define OCTEP_SDP_MBOX_HDR_ID		GENMASK_ULL(63, 32)
+#define OCTEP_SDP_MBOX_MAX_BODY		32	/* words */
+
+enum octep_sdp_mbox_cmd {
+	OCTEP_SDP_MBOX_GET_INFO = 1,
+	OCTEP_SDP_MBOX_FLOW_ADD = 2,
+	OCTEP_SDP_MBOX_FLOW_DEL = 3,
+	OCTEP_SDP_MBOX_FLOW_STATS = 4,
+	OCTEP_SDP_MBOX_FLOW_UPDATE = 5,
+};
+
+/*
+ * Every response body starts with a status word: 0 or a positive errno
+ * (EINVAL: the request is malformed or asks for what the table cannot do;
+ * ENOSPC: the direction's table is full; ENOENT: no such handle; EEXIST:
+ * an inbound entry with the same SPI, daddr and family is installed).
+ */
+
+/**
+ * struct octep_sdp_mbox_info - GET_INFO response body after the status
+ * @version: OCTEP_SDP_MBOX_VERSION_VAL
+ * @features: OCTEP_SDP_FEAT_* bits
+ * @cap_in: inbound entries the table holds
+ * @cap_out: outbound entries the table holds
+ * @used_in: inbound entries installed
+ * @used_out: outbound entries installed
+ */
+struct octep_sdp_mbox_info {
+	__le32 version;
+	__le32 features;
+	__le32 cap_in;
+	__le32 cap_out;
+	__le32 used_in;
+	__le32 used_out;
+};
+
+#define OCTEP_SDP_FEAT_CRYPTO		BIT(0)
+#define OCTEP_SDP_FEAT_PACKET		BIT(1)
+#define OCTEP_SDP_FEAT_ESN		BIT(2)
+#define OCTEP_SDP_FEAT_TUNNEL		BIT(3)
+#define OCTEP_SDP_FEAT_IPV6		BIT(4)
+
+#define OCTEP_SDP_FLOW_DIR_IN		1
+#define OCTEP_SDP_FLOW_DIR_OUT		2
+#define OCTEP_SDP_FLOW_MODE_TRANSPORT	0
+#define OCTEP_SDP_FLOW_MODE_TUNNEL	1
+#define OCTEP_SDP_FLOW_TYPE_CRYPTO	1	/* host builds ESP; block ciphers */
+#define OCTEP_SDP_FLOW_TYPE_PACKET	2	/* block builds and strips ESP */
+#define OCTEP_SDP_FLOW_ALG_RFC4106	1	/* AES-GCM, 8-byte IV, 4-byte salt */
+#define OCTEP_SDP_FLOW_F_ESN		BIT(0)
+#define OCTEP_SDP_FLOW_MAX_REPLAY	4096	/* packets */
+
+/**
+ * struct octep_sdp_mbox_flow - FLOW_ADD request body
+ * @dir: OCTEP_SDP_FLOW_DIR_*
+ * @family: 4 or 6 (outer addresses)
+ * @mode: OCTEP_SDP_FLOW_MODE_*
+ * @type: OCTEP_SDP_FLOW_TYPE_*
+ * @alg: OCTEP_SDP_FLOW_ALG_*
+ * @key_len: cipher key bytes, 16 or 32
+ * @icv_len: ICV bytes, 16
+ * @flags: OCTEP_SDP_FLOW_F_*
+ * @spi: SPI, network order
+ * @replay_window: inbound anti-replay window in packets, 0 for none
+ * @salt: the 4-byte rfc4106 nonce salt
+ * @seq_hi: outbound: high half of the last sequence number sent;
+ *	inbound: high half of the highest sequence number seen. The ESP
+ *	header carries only the low half: the block infers the high half in
+ *	both directions (RFC 4303 appendix A) from the highest it has seen
+ * @seq_lo: the low half of the same
+ * @inner_family: packet offload tunnel: 4 or 6, the family of what the
+ *	outbound entry carries (0: either)
+ * @saddr: outer source address (IPv4 in the first 4 bytes)
+ * @daddr: outer destination address
+ * @key: cipher key, @key_len bytes used
+ *
+ * The FLOW_ADD response body is the status word then the handle word (low
+ * 32 bits): the handle names the entry in the instruction's
+ * OCTEP_SDP_TX_FLOW_HANDLE, in the response header's
+ * OCTEP_SDP_RX_FLOW_HANDLE and in FLOW_DEL/FLOW_STATS/FLOW_UPDATE.
+ */
+struct octep_sdp_mbox_flow {
+	u8 dir;
+	u8 family;
+	u8 mode;
+	u8 type;
+	u8 alg;
+	u8 key_len;
+	u8 icv_len;
+	u8 flags;
+	__be32 spi;
+	__le32 replay_window;
+	u8 salt[4];
+	__le32 seq_hi;
+	__le32 seq_lo;
+	__le32 inner_family;
+	u8 saddr[16];
+	u8 daddr[16];
+	u8 key[32];
+};
+
+/*
+ * FLOW_DEL and FLOW_STATS request bodies: one word, the handle. FLOW_UPDATE:
+ * the handle word, then a word with the host's ESN high half in 31:0
+ * (advance_esn): an inbound entry whose window is behind moves up to it.
+ */
+
+/**
+ * struct octep_sdp_mbox_flow_stats - FLOW_STATS response body after status
+ * @packets: packets the entry carried
+ * @bytes: bytes the entry carried (the ESP packets, outer IP header on)
+ * @seq: outbound: the last sequence number sent; inbound: the highest seen
+ *	(64 bits with ESN)
+ * @bad_icv: inbound packets whose ICV did not verify
+ * @replay: inbound packets refused by the replay window
+ */
+struct octep_sdp_mbox_flow_stats {
+	__le64 packets;
+	__le64 bytes;
+	__le64 seq;
+	__le64 bad_icv;
+	__le64 replay;
+};
+
 #endif /* _LINUX_OCTEP_SDP_H */
