@@ -91,15 +91,19 @@ ktap_skip()
 	echo "ok $KTAP_NUM $1 # SKIP ${2:-}"
 }
 
-# check DESC CMD...: run CMD; ok if it exits 0, else not ok with its output.
-# Returns CMD's status so a test can stop early.
+# check DESC CMD...: run CMD in this shell (so octep_new etc. set their
+# variables); ok if it exits 0, else not ok with its output. Returns CMD's
+# status so a test can stop early: `check "..." octep_new 0 1 || ktap_finish`.
 check()
 {
-	local desc=$1 out rc
+	local desc=$1 out rc tmp
 
 	shift
-	out=$("$@" 2>&1)
+	tmp=$(mktemp)
+	"$@" >"$tmp" 2>&1
 	rc=$?
+	out=$(cat "$tmp")
+	rm -f "$tmp"
 	if [ "$rc" -eq 0 ]; then
 		ktap_ok "$desc"
 	else
@@ -340,6 +344,44 @@ peer_teardown()
 	LIB_PEER=0
 	ip netns pids "$PEER_NS" 2>/dev/null | xargs -r kill 2>/dev/null
 	ip netns del "$PEER_NS"
+}
+
+# ------------------------------------------------------------ kernel log
+
+read -r LIB_T0 _ </proc/uptime
+
+# kernel_log_clean DESC: a case that passes when the kernel log has no splat
+# (Oops, WARNING:, BUG:, KASAN, lockdep, Call Trace, ...) since lib.sh was
+# sourced. Uses the repo's scripts/dmesg-scan when there is one.
+kernel_log_clean()
+{
+	local log scan=$LIB_REPO/scripts/dmesg-scan rep
+
+	log=$(dmesg | awk -v t0="$LIB_T0" '
+		{ t = $0; sub(/^\[ */, "", t); sub(/\].*/, "", t) }
+		t + 0 >= t0 + 0')
+	if [ -x "$scan" ]; then
+		rep=$("$scan" <<<"$log")
+	else
+		rep=$(grep -E -A20 'Oops|WARNING:|BUG:|KASAN|UBSAN:|Call Trace|INFO: |possible circular locking' <<<"$log")
+		[ -z "$rep" ]
+	fi
+	if [ $? -eq 0 ]; then
+		ktap_ok "$1"
+	else
+		ktap_fail "$1" "$rep"
+	fi
+}
+
+# crypto_setup: load the accelerated AES-GCM the guest has no udev to load.
+crypto_setup()
+{
+	local m
+
+	for m in aesni_intel gcm ghash_clmulni_intel; do
+		modprobe "$m" 2>/dev/null
+	done
+	return 0
 }
 
 # ---------------------------------------------------------------- stats
