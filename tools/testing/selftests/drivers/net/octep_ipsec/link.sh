@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The driver's netdev and the model's wire appear when a model device is
+# created, the netdev names its driver, and IPv4 and IPv6 reach the peer
+# namespace behind the wire, both ways, only while the link is up.
+
+source "$(dirname "$0")/lib.sh"
+require_cmd ip ethtool ping
+
+ktap_plan 12
+
+check "modules load" octep_load || ktap_finish
+check "device 0 with 2 rings: netdev and wire appear" octep_new 0 2 || ktap_finish
+
+drv=$(ethtool -i "$HOST_IF" | awk '$1 == "driver:" { print $2 }')
+if [ "$drv" = octep_ipsec ]; then
+	ktap_ok "ethtool -i $HOST_IF names the driver"
+else
+	ktap_fail "ethtool -i $HOST_IF names the driver" "driver: '$drv'"
+fi
+check "devlink instance $DL_DEV exists" devlink dev show "$DL_DEV"
+
+check "peer namespace behind the wire" peer_setup || ktap_finish
+
+rx0=$(cat "/sys/class/net/$HOST_IF/statistics/rx_packets")
+tx0=$(cat "/sys/class/net/$HOST_IF/statistics/tx_packets")
+check "IPv4 ping host -> peer" ping -c 3 -i 0.2 -W 5 "$PEER_IP4"
+check "IPv6 ping host -> peer" ping -6 -c 3 -i 0.2 -W 5 "$PEER_IP6"
+check "IPv4 ping peer -> host" in_peer ping -c 3 -i 0.2 -W 5 "$HOST_IP4"
+check "IPv6 ping peer -> host" in_peer ping -6 -c 3 -i 0.2 -W 5 "$HOST_IP6"
+
+# 12 echo requests went out and 12 replies came back through the driver
+# (plus ARP/ND): its netdev counters must show at least that.
+rx=$(($(cat "/sys/class/net/$HOST_IF/statistics/rx_packets") - rx0))
+tx=$(($(cat "/sys/class/net/$HOST_IF/statistics/tx_packets") - tx0))
+if [ "$rx" -ge 12 ] && [ "$tx" -ge 12 ]; then
+	ktap_ok "netdev counters count the pings (rx $rx, tx $tx)"
+else
+	ktap_fail "netdev counters count the pings" "rx +$rx tx +$tx, want >= 12 each"
+fi
+
+# The packets really cross our netdev: with it down nothing gets through,
+# and after it comes back up (open again) everything does.
+ip link set "$HOST_IF" down
+if ping -c 2 -i 0.2 -W 1 "$PEER_IP4" >/dev/null 2>&1; then
+	ktap_fail "no ping while $HOST_IF is down" "ping succeeded"
+else
+	ktap_ok "no ping while $HOST_IF is down"
+fi
+ip link set "$HOST_IF" up
+wait_for "$OCTEP_WAIT" lib_no_tentative
+check "IPv4 and IPv6 ping again after down/up" \
+	sh -c "ping -c 2 -i 0.2 -W 5 $PEER_IP4 && ping -6 -c 2 -i 0.2 -W 5 $PEER_IP6"
+
+ktap_finish
