@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * octep_sim: the block's engine, a kthread per device.
+ *
+ * Towards the host it takes frames the wire sent, picks an output ring by
+ * flow hash (RSS: one flow, one ring, in order), writes each into the next
+ * buffer the host gave (frame at +16, then the ext word, then the length
+ * word last), and then adds them to the ring's count. Towards the wire it
+ * reads the instructions the host rang in, copies each frame out, counts the
+ * instructions done and hands the frames to the wire.
+ *
+ * It takes a ring's lock once per batch, not per packet; the lock is what
+ * makes a host write that disables a ring synchronous with the engine.
+ */
+#include <linux/bitfield.h>
+#include <linux/etherdevice.h>
+#include <linux/ip.h>
+#include <linux/kthread.h>
+#include <linux/random.h>
+#include <linux/udp.h>
+#include <net/gso.h>
+
+#include "octep_sim.h"
+
+/* What the engine keeps in skb->cb while a frame is in its hands. */
+struct osim_skb_cb {
+	void *va;	/* the host buffer (delayed write) */
+	u64 ext;	/* the response header's ext word */
+	ktime_t due;	/* when the delayed write is done */
+	u64 csum;	/* input: the instruction's csum word */
+	bool csum_req;	/* input: a checksum was asked for */
+};
+
+static struct osim_skb_cb *osim_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct osim_skb_cb) > sizeof(skb->cb));
+	return (struct osim_skb_cb *)skb->cb;
+}
+
+/* ------------------------------------------------------- host buffers */
+
+/* Write one packet into a host buffer: frame, ext, then the length last. */
+static void osim_buf_write(void *va, struct sk_buff *skb, u64 ext)
+{
+	struct octep_sdp_resp_hdr *hdr = va;
+
+	skb_copy_bits(skb, 0, va + OCTEP_SDP_RESP_HDR_LEN, skb->len);
+	WRITE_ONCE(hdr->ext, cpu_to_le64(ext));
+	/* The length says the buffer is written: it must be seen last. */
+	dma_wmb();
+	WRITE_ONCE(hdr->length, cpu_to_be64(skb->len));
+}
+
+static enum hrtimer_restart osim_delay_timer(struct hrtimer *t)
+{
+	struct osim_oq *oq = container_of(t, struct osim_oq, delay_timer);
+	struct sk_buff_head done;
+	struct sk_buff *skb;
+	unsigned long flags;
+	ktime_t now;
+
+	__skb_queue_head_init(&done);
+	spin_lock_irqsave(&oq->lock, flags);
+	now = ktime_get();
+	while ((skb = skb_peek(&oq->deferred))) {
+		if (ktime_after(osim_cb(skb)->due, now)) {
+			/* Restarting from the callback is allowed; no RESTART. */
+			hrtimer_start(t, osim_cb(skb)->due, HRTIMER_MODE_ABS_SOFT);
+			break;
+		}
+		__skb_unlink(skb, &oq->deferred);
+		osim_buf_write(osim_cb(skb)->va, skb, osim_cb(skb)->ext);
+		__skb_queue_tail(&done, skb);
+	}
+	spin_unlock_irqrestore(&oq->lock, flags);
+	__skb_queue_purge(&done);
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * osim_oq_init() - initialise an output ring's engine state
+ * @oq: output ring
+ */
+void osim_oq_init(struct osim_oq *oq)
+{
+	spin_lock_init(&oq->lock);
+	skb_queue_head_init(&oq->deferred);
+	hrtimer_init(&oq->delay_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	oq->delay_timer.function = osim_delay_timer;
+	atomic_set(&oq->inject, 0);
+}
+
+/**
+ * osim_oq_flush_deferred() - finish or drop the ring's delayed buffer writes
+ * @oq: output ring, its lock held
+ * @write: write the buffers now (the host still owns them), else drop them
+ */
+void osim_oq_flush_deferred(struct osim_oq *oq, bool write)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(&oq->deferred))) {
+		if (write)
+			osim_buf_write(osim_cb(skb)->va, skb, osim_cb(skb)->ext);
+		dev_kfree_skb_any(skb);
+	}
+	/* If it is running, it waits for our lock and finds nothing. */
+	hrtimer_try_to_cancel(&oq->delay_timer);
+}
+
+enum osim_put {
+	OSIM_PUT_DROP,
+	OSIM_PUT_WRITTEN,
+	OSIM_PUT_DEFERRED,
+};
+
+/* Under oq->lock: one packet into the ring's next buffer. */
+static enum osim_put osim_oq_put(struct osim_dev *dev, struct osim_oq *oq,
+				 struct sk_buff *skb, u32 delay_share)
+{
+	struct osim_skb_cb *cb = osim_cb(skb);
+	void *va;
+
+	if (!oq->enabled) {
+		oq->drop_disabled++;
+		return OSIM_PUT_DROP;
+	}
+	if (!oq->credits || oq->fill) {
+		oq->drop_credit++;
+		return OSIM_PUT_DROP;
+	}
+	if (skb->len + OCTEP_SDP_RESP_HDR_LEN > oq->bufsize) {
+		oq->drop_big++;
+		return OSIM_PUT_DROP;
+	}
+	va = osim_dma_va(dev, le64_to_cpu(READ_ONCE(oq->desc[oq->head].buffer_ptr)),
+			 oq->bufsize);
+	if (!va) {
+		oq->drop_dma++;
+		return OSIM_PUT_DROP;
+	}
+	oq->head = oq->head + 1 == oq->rsize ? 0 : oq->head + 1;
+	oq->credits--;
+	oq->pkts++;
+	oq->bytes += skb->len;
+	if (delay_share && get_random_u32_below(1000) < delay_share) {
+		cb->va = va;
+		cb->due = ktime_add_ns(ktime_get(), READ_ONCE(dev->delay_ns));
+		if (skb_queue_empty(&oq->deferred))
+			hrtimer_start(&oq->delay_timer, cb->due,
+				      HRTIMER_MODE_ABS_SOFT);
+		__skb_queue_tail(&oq->deferred, skb);
+		oq->delayed++;
+		return OSIM_PUT_DEFERRED;
+	}
+	osim_buf_write(va, skb, cb->ext);
+	return OSIM_PUT_WRITTEN;
+}
+
+/*
+ * Put a list of packets into one output ring, then count them. Packets
+ * written or dropped are moved to @done for the caller to free.
+ */
+static void osim_oq_put_list(struct osim_dev *dev, struct osim_oq *oq,
+			     struct sk_buff_head *list, struct sk_buff_head *done)
+{
+	u32 share = READ_ONCE(dev->delay_share);
+	struct sk_buff *skb;
+	unsigned long flags;
+	u32 n = 0;
+
+	spin_lock_irqsave(&oq->lock, flags);
+	while ((skb = __skb_dequeue(list))) {
+		switch (osim_oq_put(dev, oq, skb, share)) {
+		case OSIM_PUT_DEFERRED:
+			n++;
+			continue;	/* the ring keeps it */
+		case OSIM_PUT_WRITTEN:
+			n++;
+			break;
+		case OSIM_PUT_DROP:
+			break;
+		}
+		__skb_queue_tail(done, skb);
+	}
+	if (n) {
+		/* The buffers before the count (osim_cnt_add() releases it). */
+		dma_wmb();
+		osim_cnt_add(&oq->cnt, n);
+	}
+	spin_unlock_irqrestore(&oq->lock, flags);
+}
+
+/* ------------------------------------------------------- link rate */
+
+/*
+ * Token bucket: bytes may pass while tokens are positive, and a batch may
+ * overdraw. Return: 0 to go on, else nanoseconds until tokens are back.
+ */
+static u64 osim_bucket_wait(struct osim_dev *dev, struct osim_bucket *b)
+{
+	u32 mbps = READ_ONCE(dev->link_mbps);
+	s64 burst, delta;
+	ktime_t now;
+
+	if (!mbps)
+		return 0;
+	now = ktime_get();
+	/* mbps Mbit/s is mbps / 8000 bytes a nanosecond; burst 1 ms. */
+	burst = max_t(s64, (s64)mbps * 125, 16 * 1514);
+	delta = ktime_to_ns(ktime_sub(now, b->last));
+	b->last = now;
+	if (delta > NSEC_PER_SEC)
+		delta = NSEC_PER_SEC;
+	b->tokens = min(b->tokens + div_u64((u64)delta * mbps, 8000), burst);
+	if (b->tokens > 0)
+		return 0;
+	return div_u64((u64)(1 - b->tokens) * 8000, mbps) + 1;
+}
+
+static void osim_bucket_take(struct osim_dev *dev, struct osim_bucket *b,
+			     unsigned int bytes)
+{
+	if (READ_ONCE(dev->link_mbps))
+		b->tokens -= bytes;
+}
+
+/* ------------------------------------------------------- to the host */
+
+/* Segment and checksum a frame the wire sent; its segments go to @segs. */
+static void osim_rx_prepare(struct osim_dev *dev, struct sk_buff *skb,
+			    struct sk_buff_head *segs)
+{
+	struct sk_buff *seg, *next;
+	u64 ext = 0;
+	u32 hash;
+
+	/* RSS on the headers, not on a hash a socket chose. */
+	skb_clear_hash(skb);
+	hash = skb_get_hash(skb);
+	if (skb_is_gso(skb)) {
+		/* No features: linear segments, checksums done in software. */
+		seg = skb_gso_segment(skb, 0);
+		if (IS_ERR(seg)) {
+			atomic64_inc(&dev->wire_drops);
+			kfree_skb(skb);
+			return;
+		}
+		if (seg)
+			consume_skb(skb);
+		else
+			seg = skb;
+		ext |= FIELD_PREP(OCTEP_SDP_RX_CSUM, OCTEP_SDP_RX_CSUM_OK);
+	} else {
+		if (skb->ip_summed == CHECKSUM_PARTIAL) {
+			if (skb_checksum_help(skb)) {
+				atomic64_inc(&dev->wire_drops);
+				dev_kfree_skb_any(skb);
+				return;
+			}
+			ext |= FIELD_PREP(OCTEP_SDP_RX_CSUM,
+					  OCTEP_SDP_RX_CSUM_OK);
+		}
+		seg = skb;
+		seg->next = NULL;
+	}
+	ext |= FIELD_PREP(OCTEP_SDP_RX_HASH, hash & 0xffff);
+	skb_list_walk_safe(seg, seg, next) {
+		skb_mark_not_on_list(seg);
+		osim_cb(seg)->ext = ext;
+		/* The ring: the hash's top bits, scaled to the ring count. */
+		seg->queue_mapping = reciprocal_scale(hash, dev->num_rings);
+		__skb_queue_tail(segs, seg);
+	}
+}
+
+/* Sort @segs by ring and put each ring's share in one go. */
+static void osim_rx_deliver(struct osim_dev *dev, struct sk_buff_head *segs)
+{
+	struct sk_buff_head per[OCTEP_SDP_MAX_RINGS], done;
+	DECLARE_BITMAP(used, OCTEP_SDP_MAX_RINGS);
+	struct sk_buff *skb;
+	unsigned int r;
+
+	bitmap_zero(used, OCTEP_SDP_MAX_RINGS);
+	__skb_queue_head_init(&done);
+	while ((skb = __skb_dequeue(segs))) {
+		r = skb->queue_mapping;
+		if (!test_and_set_bit(r, used))
+			__skb_queue_head_init(&per[r]);
+		__skb_queue_tail(&per[r], skb);
+	}
+	for_each_set_bit(r, used, OCTEP_SDP_MAX_RINGS)
+		osim_oq_put_list(dev, &dev->rings[r].oq, &per[r], &done);
+	while ((skb = __skb_dequeue(&done)))
+		consume_skb(skb);
+}
+
+/* Frames the wire sent, towards the host. Return: frames taken. */
+static int osim_rx_wire(struct osim_dev *dev, u64 *wait)
+{
+	struct sk_buff_head segs;
+	struct sk_buff *skb;
+	unsigned long flags;
+	int n = 0;
+	u64 w;
+
+	if (skb_queue_empty_lockless(&dev->wire_q))
+		return 0;
+	w = osim_bucket_wait(dev, &dev->bucket_rx);
+	if (w) {
+		*wait = min(*wait, w);
+		return 0;
+	}
+	__skb_queue_head_init(&segs);
+	spin_lock_irqsave(&dev->wire_q.lock, flags);
+	while (n < OSIM_BATCH && (skb = __skb_dequeue(&dev->wire_q))) {
+		osim_bucket_take(dev, &dev->bucket_rx, skb->len);
+		n++;
+		/* Segmenting wants irqs on: keep the unsegmented ones aside. */
+		__skb_queue_tail(&segs, skb);
+	}
+	spin_unlock_irqrestore(&dev->wire_q.lock, flags);
+	osim_wire_wake(dev);
+
+	if (n) {
+		struct sk_buff_head ready;
+
+		__skb_queue_head_init(&ready);
+		while ((skb = __skb_dequeue(&segs)))
+			osim_rx_prepare(dev, skb, &ready);
+		osim_rx_deliver(dev, &ready);
+	}
+	return n;
+}
+
+/* A synthetic frame for the inject hook: UDP/IPv4 with a sequence number. */
+static struct sk_buff *osim_synth(struct osim_dev *dev, struct osim_ring *ring)
+{
+	const unsigned int len = ETH_ZLEN;
+	struct sk_buff *skb;
+	struct ethhdr *eth;
+	struct udphdr *uh;
+	struct iphdr *iph;
+	__be32 *payload;
+
+	skb = alloc_skb(len, GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	skb_put_zero(skb, len);
+	eth = (struct ethhdr *)skb->data;
+	ether_addr_copy(eth->h_dest, dev->asdp->sdp.mac_addr);
+	ether_addr_copy(eth->h_source, dev->wire->dev_addr);
+	eth->h_proto = htons(ETH_P_IP);
+	iph = (struct iphdr *)(eth + 1);
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->ttl = 64;
+	iph->protocol = IPPROTO_UDP;
+	iph->tot_len = htons(len - ETH_HLEN);
+	iph->saddr = htonl(0xc0000202);	/* 192.0.2.2 */
+	iph->daddr = htonl(0xc0000201);	/* 192.0.2.1 */
+	iph->check = ip_fast_csum(iph, iph->ihl);
+	uh = (struct udphdr *)(iph + 1);
+	uh->source = htons(9);
+	uh->dest = htons(9);
+	uh->len = htons(len - ETH_HLEN - sizeof(*iph));
+	payload = (__be32 *)(uh + 1);
+	payload[0] = htonl(ring->idx);
+	payload[1] = htonl(ring->oq.inject_seq++);
+	osim_cb(skb)->ext = FIELD_PREP(OCTEP_SDP_RX_HASH, ring->idx);
+	return skb;
+}
+
+/* Synthetic packets asked for through debugfs inject. */
+static int osim_rx_inject(struct osim_dev *dev)
+{
+	struct sk_buff_head list, done;
+	struct sk_buff *skb;
+	unsigned int i;
+	int total = 0;
+
+	__skb_queue_head_init(&done);
+	for (i = 0; i < dev->num_rings; i++) {
+		struct osim_ring *ring = &dev->rings[i];
+		int n = min(atomic_read(&ring->oq.inject), OSIM_BATCH);
+
+		if (n <= 0)
+			continue;
+		atomic_sub(n, &ring->oq.inject);
+		__skb_queue_head_init(&list);
+		while (n--) {
+			skb = osim_synth(dev, ring);
+			if (!skb) {
+				atomic64_inc(&dev->wire_drops);
+				continue;
+			}
+			__skb_queue_tail(&list, skb);
+			total++;
+		}
+		osim_oq_put_list(dev, &ring->oq, &list, &done);
+	}
+	__skb_queue_purge(&done);
+	return total;
+}
+
+/* ------------------------------------------------------- to the wire */
+
+/* Under iq->lock: read one instruction and copy its frame out. */
+static struct sk_buff *osim_iq_take(struct osim_dev *dev, struct osim_iq *iq)
+{
+	struct octep_sdp_instr *ins = &iq->instr[iq->head];
+	u64 flags = le64_to_cpu(READ_ONCE(ins->flags));
+	u32 len = FIELD_GET(OCTEP_SDP_TX_LEN, flags);
+	struct sk_buff *skb;
+	void *va;
+
+	iq->head = iq->head + 1 == iq->rsize ? 0 : iq->head + 1;
+	va = osim_dma_va(dev, le64_to_cpu(READ_ONCE(ins->dptr)), len);
+	if (!va || len < ETH_HLEN) {
+		iq->drop_bad++;
+		return NULL;
+	}
+	if (!netif_carrier_ok(dev->wire)) {
+		iq->drop_link++;
+		return NULL;
+	}
+	skb = netdev_alloc_skb(dev->wire, len + NET_IP_ALIGN);
+	if (!skb) {
+		iq->drop_link++;
+		return NULL;
+	}
+	skb_reserve(skb, NET_IP_ALIGN);
+	skb_put_data(skb, va, len);
+	osim_cb(skb)->csum_req = flags & OCTEP_SDP_TX_CSUM;
+	osim_cb(skb)->csum = le64_to_cpu(READ_ONCE(ins->csum));
+	iq->pkts++;
+	iq->bytes += len;
+	return skb;
+}
+
+/* One input ring's batch; its frames go to @out. Return: instructions. */
+static int osim_tx_ring(struct osim_dev *dev, struct osim_iq *iq,
+			struct sk_buff_head *out)
+{
+	struct sk_buff *skb;
+	unsigned long flags;
+	u32 n, i;
+
+	spin_lock_irqsave(&iq->lock, flags);
+	n = iq->enabled ? min_t(u32, iq->pending, OSIM_BATCH) : 0;
+	for (i = 0; i < n; i++) {
+		skb = osim_iq_take(dev, iq);
+		if (skb) {
+			osim_bucket_take(dev, &dev->bucket_tx, skb->len);
+			__skb_queue_tail(out, skb);
+		}
+	}
+	if (n) {
+		iq->pending -= n;
+		/* Done: the host may reuse the instructions and buffers. */
+		osim_cnt_add(&iq->cnt, n);
+	}
+	spin_unlock_irqrestore(&iq->lock, flags);
+	return n;
+}
+
+/* Frames the host sent, out of the wire. Return: instructions taken. */
+static int osim_tx(struct osim_dev *dev, u64 *wait)
+{
+	struct sk_buff_head out;
+	struct sk_buff *skb;
+	unsigned int i;
+	int n = 0;
+	u64 w;
+
+	__skb_queue_head_init(&out);
+	for (i = 0; i < dev->num_rings; i++) {
+		struct osim_iq *iq = &dev->rings[i].iq;
+
+		if (!READ_ONCE(iq->pending))
+			continue;
+		w = osim_bucket_wait(dev, &dev->bucket_tx);
+		if (w) {
+			*wait = min(*wait, w);
+			break;
+		}
+		n += osim_tx_ring(dev, iq, &out);
+	}
+	if (skb_queue_empty(&out))
+		return n;
+
+	local_bh_disable();
+	while ((skb = __skb_dequeue(&out))) {
+		struct osim_skb_cb *cb = osim_cb(skb);
+
+		if (cb->csum_req) {
+			u16 start = FIELD_GET(OCTEP_SDP_TX_CSUM_START, cb->csum);
+			u16 off = FIELD_GET(OCTEP_SDP_TX_CSUM_OFFSET, cb->csum);
+
+			if (!skb_partial_csum_set(skb, start, off) ||
+			    skb_checksum_help(skb)) {
+				atomic64_inc(&dev->wire_drops);
+				kfree_skb(skb);
+				continue;
+			}
+		}
+		dev->wire_rx_pkts++;
+		dev->wire_rx_bytes += skb->len;
+		skb->protocol = eth_type_trans(skb, dev->wire);
+		gro_cells_receive(&dev->gro, skb);
+	}
+	local_bh_enable();
+	return n;
+}
+
+/* ------------------------------------------------------- the thread */
+
+static int osim_engine_fn(void *arg)
+{
+	struct osim_dev *dev = arg;
+
+	while (!kthread_should_stop()) {
+		u64 wait = U64_MAX;
+		s64 stall;
+		int work;
+
+		clear_bit(OSIM_F_KICK, &dev->flags);
+		/* Clear the kick before looking, so a kick after is not lost. */
+		smp_mb__after_atomic();
+
+		stall = ktime_to_ns(ktime_sub(READ_ONCE(dev->stall_until),
+					      ktime_get()));
+		if (stall > 0) {
+			ktime_t t = ns_to_ktime(stall);
+
+			set_current_state(TASK_INTERRUPTIBLE);
+			schedule_hrtimeout(&t, HRTIMER_MODE_REL);
+			continue;
+		}
+
+		work = osim_rx_wire(dev, &wait);
+		work += osim_tx(dev, &wait);
+		work += osim_rx_inject(dev);
+		if (work) {
+			cond_resched();
+			continue;
+		}
+
+		set_current_state(TASK_INTERRUPTIBLE);
+		/* Pairs with test_and_set_bit() in osim_engine_kick(). */
+		if (test_bit(OSIM_F_KICK, &dev->flags) || kthread_should_stop()) {
+			__set_current_state(TASK_RUNNING);
+			continue;
+		}
+		if (wait != U64_MAX) {
+			ktime_t t = ns_to_ktime(wait);
+
+			schedule_hrtimeout(&t, HRTIMER_MODE_REL);
+		} else {
+			schedule();
+		}
+		dev->engine_wakeups++;
+	}
+	return 0;
+}
+
+/**
+ * osim_engine_kick() - tell the engine there is work
+ * @dev: device
+ *
+ * Any context. Wakes the thread only if no kick is pending already.
+ */
+void osim_engine_kick(struct osim_dev *dev)
+{
+	if (!test_and_set_bit(OSIM_F_KICK, &dev->flags))
+		wake_up_process(dev->engine);
+}
+
+/**
+ * osim_engine_set_cpu() - bind the engine to a CPU
+ * @dev: device
+ * @cpu: CPU, or -1 for any
+ *
+ * Return: 0 or a negative errno.
+ */
+int osim_engine_set_cpu(struct osim_dev *dev, int cpu)
+{
+	int err;
+
+	if (cpu >= 0 && (cpu >= nr_cpu_ids || !cpu_online(cpu)))
+		return -EINVAL;
+	err = set_cpus_allowed_ptr(dev->engine,
+				   cpu < 0 ? cpu_possible_mask : cpumask_of(cpu));
+	if (!err)
+		WRITE_ONCE(dev->engine_cpu, cpu);
+	return err;
+}
+
+/**
+ * osim_engine_start() - start the device's engine thread
+ * @dev: device, its rings and wire ready
+ *
+ * Return: 0 or a negative errno.
+ */
+int osim_engine_start(struct osim_dev *dev)
+{
+	struct task_struct *t;
+
+	t = kthread_create(osim_engine_fn, dev, "octep_sim%u", dev->id);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	/* Kept until osim_engine_stop(): kicks may come after the thread ends. */
+	get_task_struct(t);
+	dev->engine = t;
+	dev->engine_cpu = -1;
+	wake_up_process(t);
+	return 0;
+}
+
+/**
+ * osim_engine_stop() - stop the engine thread
+ * @dev: device
+ *
+ * Frames still queued from the wire are dropped by the wire's teardown.
+ * The task is kept (a late kick wakes a dead thread, harmlessly) until
+ * osim_engine_release().
+ */
+void osim_engine_stop(struct osim_dev *dev)
+{
+	if (dev->engine)
+		kthread_stop(dev->engine);
+}
+
+/**
+ * osim_engine_release() - drop the engine's task once nothing can kick it
+ * @dev: device; its wire and debugfs are gone
+ */
+void osim_engine_release(struct osim_dev *dev)
+{
+	if (!dev->engine)
+		return;
+	put_task_struct(dev->engine);
+	dev->engine = NULL;
+}
