@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * octep_ipsec: devlink - the instance that holds the device state, and its
+ * runtime parameters. Other parts add their parameters to octep_params[].
+ */
+#include <net/devlink.h>
+
+#include "octep_ipsec.h"
+
+enum octep_devlink_param_id {
+	OCTEP_DEVLINK_PARAM_ID_BASE = DEVLINK_PARAM_GENERIC_ID_MAX,
+	OCTEP_DEVLINK_PARAM_ID_RXWD_PERIOD_US,
+};
+
+static int octep_rxwd_period_get(struct devlink *devlink, u32 id,
+				 struct devlink_param_gset_ctx *ctx)
+{
+	struct octep_dev *oct = devlink_priv(devlink);
+
+	ctx->val.vu32 = READ_ONCE(oct->rxwd_period_us);
+	return 0;
+}
+
+static int octep_rxwd_period_set(struct devlink *devlink, u32 id,
+				 struct devlink_param_gset_ctx *ctx,
+				 struct netlink_ext_ack *extack)
+{
+	octep_wd_set_period(devlink_priv(devlink), ctx->val.vu32);
+	return 0;
+}
+
+static int octep_rxwd_period_validate(struct devlink *devlink, u32 id,
+				      union devlink_param_value val,
+				      struct netlink_ext_ack *extack)
+{
+	if (val.vu32 > OCTEP_RXWD_PERIOD_MAX_US) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "rxwd_period_us is at most %u (0 turns the period off)",
+				       OCTEP_RXWD_PERIOD_MAX_US);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const struct devlink_param octep_params[] = {
+	DEVLINK_PARAM_DRIVER(OCTEP_DEVLINK_PARAM_ID_RXWD_PERIOD_US,
+			     "rxwd_period_us", DEVLINK_PARAM_TYPE_U32,
+			     BIT(DEVLINK_PARAM_CMODE_RUNTIME),
+			     octep_rxwd_period_get, octep_rxwd_period_set,
+			     octep_rxwd_period_validate),
+};
+
+static const struct devlink_ops octep_devlink_ops = {
+};
+
+/**
+ * octep_devlink_alloc() - allocate the devlink instance and device state
+ * @dev: the device we bind to (names the instance, e.g.
+ *	auxiliary/octep_sim.sdp.0)
+ *
+ * Return: the zeroed device state, or NULL.
+ */
+struct octep_dev *octep_devlink_alloc(struct device *dev)
+{
+	struct devlink *devlink;
+	struct octep_dev *oct;
+
+	devlink = devlink_alloc(&octep_devlink_ops, sizeof(*oct), dev);
+	if (!devlink)
+		return NULL;
+	oct = devlink_priv(devlink);
+	oct->devlink = devlink;
+	return oct;
+}
+
+/**
+ * octep_devlink_free() - free the instance and the device state
+ * @oct: device
+ */
+void octep_devlink_free(struct octep_dev *oct)
+{
+	devlink_free(oct->devlink);
+}
+
+/**
+ * octep_devlink_register() - register the parameters and the instance
+ * @oct: device
+ *
+ * Return: 0 or a negative errno.
+ */
+int octep_devlink_register(struct octep_dev *oct)
+{
+	int err;
+
+	err = devlink_params_register(oct->devlink, octep_params,
+				      ARRAY_SIZE(octep_params));
+	if (err)
+		return err;
+	devlink_register(oct->devlink);
+	return 0;
+}
+
+/**
+ * octep_devlink_unregister() - undo octep_devlink_register()
+ * @oct: device
+ */
+void octep_devlink_unregister(struct octep_dev *oct)
+{
+	devlink_unregister(oct->devlink);
+	devlink_params_unregister(oct->devlink, octep_params,
+				  ARRAY_SIZE(octep_params));
+}

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * octep_ipsec: ethtool - statistics (-S), coalescing (-c/-C), rings
+ * (-g/-G), channels (-l/-L). Every change is applied through a quiesce.
+ */
+#include <linux/ethtool.h>
+#include <linux/log2.h>
+#include <linux/rtnetlink.h>
+
+#include "octep_ipsec.h"
+
+/* Per output ring, as rx<N>_<name>; totals use octep_rx_total_names. */
+static const char * const octep_rx_names[] = {
+	"packets", "bytes", "drops", "alloc_fail", "csum_bad",
+	"interrupts", "visits", "passes", "passes_max",
+	"oq_declined", "oq_handed", "oq_bound", "oq_unseen", "rx_resync",
+	"rxwd_rescues", "rxwd_stalls", "tick_requests", "resend",
+};
+
+static const char * const octep_rx_total_names[] = {
+	"rx_packets", "rx_bytes", "rx_drops", "rx_alloc_fail", "rx_csum_bad",
+	"interrupts", "visits", "passes", "passes_max",
+	"oq_declined", "oq_handed", "oq_bound", "oq_unseen", "rx_resync",
+	"rxwd_rescues", "rxwd_stalls", "tick_requests", "resend",
+};
+
+#define OCTEP_RX_PASSES_MAX	8	/* index of passes_max: a max, not a sum */
+
+/* Per input ring, as tx<N>_<name>; totals as tx_<name>. */
+static const char * const octep_tx_names[] = {
+	"packets", "bytes", "drops", "completions", "stops", "wakes",
+	"doorbells", "csum_offload",
+};
+
+static const char * const octep_dev_names[] = {
+	"rxwd_ticks", "rxwd_runs",
+	"quiesce_cycles", "quiesce_waits", "quiesce_wait_max_us",
+};
+
+#define OCTEP_N_RX	ARRAY_SIZE(octep_rx_names)
+#define OCTEP_N_TX	ARRAY_SIZE(octep_tx_names)
+#define OCTEP_N_DEV	ARRAY_SIZE(octep_dev_names)
+
+static void octep_rx_vals(struct octep_oq *oq, u64 *v)
+{
+	const struct octep_rx_stats *s = &oq->stats;
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&s->syncp);
+		v[0] = s->packets;
+		v[1] = s->bytes;
+		v[2] = s->drops;
+		v[3] = s->alloc_fail;
+		v[4] = s->csum_bad;
+		v[6] = s->visits;
+		v[7] = s->passes;
+		v[8] = s->passes_max;
+		v[10] = s->oq_handed;
+		v[11] = s->oq_bound;
+		v[12] = s->oq_unseen;
+		v[13] = s->rx_resync;
+		v[15] = s->rxwd_stalls;
+		v[16] = s->tick_requests;
+		v[17] = s->resend;
+	} while (u64_stats_fetch_retry(&s->syncp, start));
+	v[5] = atomic64_read(&oq->interrupts);
+	v[9] = atomic64_read(&oq->oq_declined);
+	v[14] = atomic64_read(&oq->rxwd_rescues);
+}
+
+static void octep_tx_vals(struct octep_iq *iq, u64 *v)
+{
+	const struct octep_tx_stats *s = &iq->stats, *c = &iq->cstats;
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&s->syncp);
+		v[0] = s->packets;
+		v[1] = s->bytes;
+		v[2] = s->drops;
+		v[6] = s->doorbells;
+		v[7] = s->csum_offload;
+		v[4] = s->stops;
+	} while (u64_stats_fetch_retry(&s->syncp, start));
+	do {
+		start = u64_stats_fetch_begin(&c->syncp);
+		v[3] = c->completions;
+		v[5] = c->wakes;
+	} while (u64_stats_fetch_retry(&c->syncp, start));
+}
+
+static int octep_get_sset_count(struct net_device *netdev, int sset)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+
+	if (sset != ETH_SS_STATS)
+		return -EOPNOTSUPP;
+	return (OCTEP_N_RX + OCTEP_N_TX) * (1 + oct->max_rings) + OCTEP_N_DEV;
+}
+
+static void octep_get_strings(struct net_device *netdev, u32 sset, u8 *data)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+	unsigned int i, q;
+
+	if (sset != ETH_SS_STATS)
+		return;
+	for (i = 0; i < OCTEP_N_RX; i++)
+		ethtool_puts(&data, octep_rx_total_names[i]);
+	for (i = 0; i < OCTEP_N_TX; i++)
+		ethtool_sprintf(&data, "tx_%s", octep_tx_names[i]);
+	for (i = 0; i < OCTEP_N_DEV; i++)
+		ethtool_puts(&data, octep_dev_names[i]);
+	for (q = 0; q < oct->max_rings; q++) {
+		for (i = 0; i < OCTEP_N_RX; i++)
+			ethtool_sprintf(&data, "rx%u_%s", q, octep_rx_names[i]);
+		for (i = 0; i < OCTEP_N_TX; i++)
+			ethtool_sprintf(&data, "tx%u_%s", q, octep_tx_names[i]);
+	}
+}
+
+static void octep_get_ethtool_stats(struct net_device *netdev,
+				    struct ethtool_stats *stats, u64 *data)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+	u64 *rx_tot = data, *tx_tot = data + OCTEP_N_RX;
+	u64 *dev = tx_tot + OCTEP_N_TX, *ring = dev + OCTEP_N_DEV;
+	unsigned int i, q;
+
+	memset(data, 0, (OCTEP_N_RX + OCTEP_N_TX + OCTEP_N_DEV) * sizeof(u64));
+	for (q = 0; q < oct->max_rings; q++) {
+		octep_rx_vals(&oct->qv[q].oq, ring);
+		for (i = 0; i < OCTEP_N_RX; i++) {
+			if (i == OCTEP_RX_PASSES_MAX)
+				rx_tot[i] = max(rx_tot[i], ring[i]);
+			else
+				rx_tot[i] += ring[i];
+		}
+		ring += OCTEP_N_RX;
+		octep_tx_vals(&oct->qv[q].iq, ring);
+		for (i = 0; i < OCTEP_N_TX; i++)
+			tx_tot[i] += ring[i];
+		ring += OCTEP_N_TX;
+	}
+	dev[0] = atomic64_read(&oct->rxwd_ticks);
+	dev[1] = atomic64_read(&oct->rxwd_runs);
+	/* Written under RTNL, which ethtool holds here. */
+	dev[2] = oct->quiesce_cycles;
+	dev[3] = oct->quiesce_waits;
+	dev[4] = div_u64(oct->quiesce_wait_max_ns, NSEC_PER_USEC);
+}
+
+/**
+ * octep_get_stats64() - ndo_get_stats64, summed over every ring pair
+ * @netdev: our netdev
+ * @s: filled in
+ */
+void octep_get_stats64(struct net_device *netdev, struct rtnl_link_stats64 *s)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+	u64 rx[OCTEP_N_RX], tx[OCTEP_N_TX];
+	unsigned int q;
+
+	for (q = 0; q < oct->max_rings; q++) {
+		octep_rx_vals(&oct->qv[q].oq, rx);
+		octep_tx_vals(&oct->qv[q].iq, tx);
+		s->rx_packets += rx[0];
+		s->rx_bytes += rx[1];
+		s->rx_dropped += rx[2] + rx[3];
+		s->rx_errors += rx[13];
+		s->tx_packets += tx[0];
+		s->tx_bytes += tx[1];
+		s->tx_dropped += tx[2];
+	}
+}
+
+static void octep_get_drvinfo(struct net_device *netdev,
+			      struct ethtool_drvinfo *info)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+
+	strscpy(info->driver, OCTEP_DRV_NAME, sizeof(info->driver));
+	strscpy(info->bus_info, dev_name(oct->dev), sizeof(info->bus_info));
+}
+
+static int octep_get_coalesce(struct net_device *netdev,
+			      struct ethtool_coalesce *ec,
+			      struct kernel_ethtool_coalesce *kec,
+			      struct netlink_ext_ack *extack)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+
+	ec->rx_max_coalesced_frames = oct->rx_level;
+	ec->rx_coalesce_usecs = oct->rx_time;
+	return 0;
+}
+
+static int octep_set_coalesce(struct net_device *netdev,
+			      struct ethtool_coalesce *ec,
+			      struct kernel_ethtool_coalesce *kec,
+			      struct netlink_ext_ack *extack)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+	bool quiesce = oct->up && !oct->quiesced;
+	unsigned int q;
+
+	if (!ec->rx_max_coalesced_frames) {
+		NL_SET_ERR_MSG_MOD(extack, "rx-frames (the packet level) must be at least 1");
+		return -EINVAL;
+	}
+	if (ec->rx_max_coalesced_frames > oct->rx_ring_size) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "rx-frames above the ring size (%u) would never interrupt",
+				       oct->rx_ring_size);
+		return -EINVAL;
+	}
+	if (ec->rx_coalesce_usecs > OCTEP_RX_TIME_MAX) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "rx-usecs is at most %u",
+				       OCTEP_RX_TIME_MAX);
+		return -EINVAL;
+	}
+	if (quiesce)
+		octep_quiesce(oct);
+	oct->rx_level = ec->rx_max_coalesced_frames;
+	oct->rx_time = ec->rx_coalesce_usecs;
+	if (oct->up) {
+		for (q = 0; q < oct->num_rings; q++) {
+			struct octep_qvec *qv = &oct->qv[q];
+
+			qv->oq_levels = octep_regs_oq_levels(oct->rx_level,
+							     oct->rx_time);
+			octep_regs_write_levels(qv, false);
+		}
+	}
+	if (quiesce)
+		octep_resume(oct);
+	return 0;
+}
+
+static void octep_get_ringparam(struct net_device *netdev,
+				struct ethtool_ringparam *ring,
+				struct kernel_ethtool_ringparam *kring,
+				struct netlink_ext_ack *extack)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+
+	ring->rx_max_pending = OCTEP_RING_MAX;
+	ring->tx_max_pending = OCTEP_RING_MAX;
+	ring->rx_pending = oct->rx_ring_size;
+	ring->tx_pending = oct->tx_ring_size;
+}
+
+static bool octep_ring_size_ok(u32 n)
+{
+	return n >= OCTEP_RING_MIN && n <= OCTEP_RING_MAX && is_power_of_2(n);
+}
+
+static int octep_set_ringparam(struct net_device *netdev,
+			       struct ethtool_ringparam *ring,
+			       struct kernel_ethtool_ringparam *kring,
+			       struct netlink_ext_ack *extack)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+
+	if (ring->rx_mini_pending || ring->rx_jumbo_pending) {
+		NL_SET_ERR_MSG_MOD(extack, "no mini or jumbo rings");
+		return -EINVAL;
+	}
+	if (!octep_ring_size_ok(ring->rx_pending) ||
+	    !octep_ring_size_ok(ring->tx_pending)) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "ring sizes are powers of two from %u to %u",
+				       OCTEP_RING_MIN, OCTEP_RING_MAX);
+		return -EINVAL;
+	}
+	if (ring->rx_pending < oct->rx_level) {
+		NL_SET_ERR_MSG_MOD(extack, "rx ring smaller than the packet level (rx-frames)");
+		return -EINVAL;
+	}
+	if (ring->rx_pending == oct->rx_ring_size &&
+	    ring->tx_pending == oct->tx_ring_size)
+		return 0;
+	return octep_reconfigure(oct, oct->num_rings, ring->rx_pending,
+				 ring->tx_pending);
+}
+
+static void octep_get_channels(struct net_device *netdev,
+			       struct ethtool_channels *ch)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+
+	ch->max_combined = oct->max_rings;
+	ch->combined_count = oct->num_rings;
+}
+
+static int octep_set_channels(struct net_device *netdev,
+			      struct ethtool_channels *ch)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+
+	if (!ch->combined_count || ch->combined_count > oct->max_rings ||
+	    ch->rx_count || ch->tx_count || ch->other_count)
+		return -EINVAL;
+	if (ch->combined_count == oct->num_rings)
+		return 0;
+	return octep_reconfigure(oct, ch->combined_count, oct->rx_ring_size,
+				 oct->tx_ring_size);
+}
+
+const struct ethtool_ops octep_ethtool_ops = {
+	.supported_coalesce_params = ETHTOOL_COALESCE_RX_USECS |
+				     ETHTOOL_COALESCE_RX_MAX_FRAMES,
+	.get_drvinfo		= octep_get_drvinfo,
+	.get_link		= ethtool_op_get_link,
+	.get_sset_count		= octep_get_sset_count,
+	.get_strings		= octep_get_strings,
+	.get_ethtool_stats	= octep_get_ethtool_stats,
+	.get_coalesce		= octep_get_coalesce,
+	.set_coalesce		= octep_set_coalesce,
+	.get_ringparam		= octep_get_ringparam,
+	.set_ringparam		= octep_set_ringparam,
+	.get_channels		= octep_get_channels,
+	.set_channels		= octep_set_channels,
+};

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * octep_ipsec: module, the core's probe/remove, and the two ways in: the
+ * auxiliary driver for the octep_sim model ("octep_sim.sdp") and a
+ * pci_driver for OCTEON SDP physical functions. Both hand the core a
+ * struct octep_sdp_dev (register ops, ring IRQs, DMA device).
+ *
+ * The PCI glue is compiled only: no OCTEON hardware was available to this
+ * project. It maps BAR0 and the MSI-X vectors and provides the register
+ * ops; firmware readiness, ring ownership and the MAC from the control
+ * mailbox are not done (see the .rst).
+ */
+#include <linux/auxiliary_bus.h>
+#include <linux/io-64-nonatomic-lo-hi.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/u64_stats_sync.h>
+
+#include "octep_ipsec.h"
+
+int octep_service = OCTEP_SERVICE_VISIT;
+bool octep_resend;
+
+static const char * const octep_service_names[] = {
+	[OCTEP_SERVICE_VISIT] = "visit",
+	[OCTEP_SERVICE_PASS] = "pass",
+};
+
+static int octep_service_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(octep_service_names, val);
+
+	if (i < 0)
+		return -EINVAL;
+	*(int *)kp->arg = i;
+	return 0;
+}
+
+static int octep_service_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", octep_service_names[*(int *)kp->arg]);
+}
+
+static const struct kernel_param_ops octep_service_ops = {
+	.set = octep_service_set,
+	.get = octep_service_get,
+};
+
+module_param_cb(service, &octep_service_ops, &octep_service, 0444);
+MODULE_PARM_DESC(service,
+		 "Diagnostic: receive servicing, visit (default) or pass (the old servicing the field report found leaving rings)");
+module_param_named(resend, octep_resend, bool, 0444);
+MODULE_PARM_DESC(resend,
+		 "Diagnostic: write OUT_CNTS RESEND (bit 59) after each completed visit, as octeon_ep does (default 0)");
+
+/**
+ * octep_core_probe() - set up a device on an SDP block
+ * @dev: the bound device (aux or PCI); names the devlink instance
+ * @sdp: the block's register ops, ring IRQs and DMA device
+ *
+ * Return: the device, or an ERR_PTR.
+ */
+struct octep_dev *octep_core_probe(struct device *dev,
+				   struct octep_sdp_dev *sdp)
+{
+	struct octep_dev *oct;
+	unsigned int q;
+	int err;
+
+	if (!sdp->ops || !sdp->dma_dev || !sdp->num_rings ||
+	    sdp->num_rings > OCTEP_SDP_MAX_RINGS) {
+		dev_err(dev, "bad SDP block description (%u rings)\n",
+			sdp->num_rings);
+		return ERR_PTR(-EINVAL);
+	}
+	oct = octep_devlink_alloc(dev);
+	if (!oct)
+		return ERR_PTR(-ENOMEM);
+	oct->dev = dev;
+	oct->sdp = sdp;
+	oct->max_rings = sdp->num_rings;
+	oct->num_rings = sdp->num_rings;
+	oct->rx_ring_size = OCTEP_RING_DEF;
+	oct->tx_ring_size = OCTEP_RING_DEF;
+	oct->rx_level = OCTEP_RX_LEVEL_DEF;
+	oct->rx_time = OCTEP_RX_TIME_DEF;
+	oct->rxwd_period_us = OCTEP_RXWD_PERIOD_DEF_US;
+	for (q = 0; q < oct->max_rings; q++) {
+		struct octep_qvec *qv = &oct->qv[q];
+
+		qv->oct = oct;
+		qv->idx = q;
+		qv->irq = sdp->ring_irq[q];
+		qv->oq.qv = qv;
+		qv->iq.qv = qv;
+		u64_stats_init(&qv->oq.stats.syncp);
+		u64_stats_init(&qv->iq.stats.syncp);
+		u64_stats_init(&qv->iq.cstats.syncp);
+	}
+	octep_wd_init(oct);
+
+	err = octep_netdev_create(oct);
+	if (err)
+		goto err_free;
+	err = octep_devlink_register(oct);
+	if (err)
+		goto err_netdev;
+	return oct;
+
+err_netdev:
+	octep_netdev_destroy(oct);
+err_free:
+	octep_devlink_free(oct);
+	return ERR_PTR(err);
+}
+
+/**
+ * octep_core_remove() - undo octep_core_probe(); closes the netdev
+ * @oct: device
+ */
+void octep_core_remove(struct octep_dev *oct)
+{
+	octep_devlink_unregister(oct);
+	octep_netdev_destroy(oct);
+	octep_devlink_free(oct);
+}
+
+/* ------------------------------------------------ auxiliary: octep_sim */
+
+static int octep_aux_probe(struct auxiliary_device *adev,
+			   const struct auxiliary_device_id *id)
+{
+	struct octep_dev *oct;
+
+	oct = octep_core_probe(&adev->dev, to_octep_sdp_dev(adev));
+	if (IS_ERR(oct))
+		return PTR_ERR(oct);
+	auxiliary_set_drvdata(adev, oct);
+	return 0;
+}
+
+static void octep_aux_remove(struct auxiliary_device *adev)
+{
+	octep_core_remove(auxiliary_get_drvdata(adev));
+}
+
+static const struct auxiliary_device_id octep_aux_ids[] = {
+	{ .name = "octep_sim." OCTEP_SDP_AUX_NAME },
+	{ }
+};
+MODULE_DEVICE_TABLE(auxiliary, octep_aux_ids);
+
+static struct auxiliary_driver octep_aux_driver = {
+	.name = "ipsec",
+	.probe = octep_aux_probe,
+	.remove = octep_aux_remove,
+	.id_table = octep_aux_ids,
+};
+
+/* ------------------------------------------------ PCI: OCTEON SDP PF */
+
+/* MSI-X vectors before the first ring's, per chip (octeon_ep's CN9K). */
+#define OCTEP_CN9K_NON_RING_VECS	16
+#define OCTEP_PCI_MAX_RINGS		8
+
+struct octep_pci {
+	struct octep_sdp_dev sdp;
+	void __iomem *bar0;
+	struct octep_dev *oct;
+};
+
+static u64 octep_pci_read64(struct octep_sdp_dev *sdp, u32 off)
+{
+	struct octep_pci *p = container_of(sdp, struct octep_pci, sdp);
+
+	return readq(p->bar0 + off);
+}
+
+static void octep_pci_write64(struct octep_sdp_dev *sdp, u32 off, u64 val)
+{
+	struct octep_pci *p = container_of(sdp, struct octep_pci, sdp);
+
+	writeq(val, p->bar0 + off);
+}
+
+static const struct octep_sdp_ops octep_pci_ops = {
+	.read64 = octep_pci_read64,
+	.write64 = octep_pci_write64,
+};
+
+static int octep_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	unsigned int non_ring = id->driver_data, rings, q;
+	struct octep_dev *oct;
+	struct octep_pci *p;
+	int err, nvec;
+
+	p = devm_kzalloc(&pdev->dev, sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	err = pcim_enable_device(pdev);
+	if (err)
+		return err;
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err)
+		return err;
+	p->bar0 = pcim_iomap_region(pdev, 0, OCTEP_DRV_NAME);
+	if (IS_ERR(p->bar0))
+		return PTR_ERR(p->bar0);
+	pci_set_master(pdev);
+
+	rings = min_t(unsigned int, num_online_cpus(), OCTEP_PCI_MAX_RINGS);
+	nvec = pci_alloc_irq_vectors(pdev, non_ring + 1, non_ring + rings,
+				     PCI_IRQ_MSIX);
+	if (nvec < 0)
+		return nvec;
+	rings = nvec - non_ring;
+
+	p->sdp.ops = &octep_pci_ops;
+	p->sdp.dma_dev = &pdev->dev;
+	p->sdp.num_rings = rings;
+	p->sdp.mbox_irq = pci_irq_vector(pdev, 0);
+	for (q = 0; q < rings; q++)
+		p->sdp.ring_irq[q] = pci_irq_vector(pdev, non_ring + q);
+	/* The MAC comes from the firmware's mailbox: not done, random. */
+
+	oct = octep_core_probe(&pdev->dev, &p->sdp);
+	if (IS_ERR(oct)) {
+		pci_free_irq_vectors(pdev);
+		return PTR_ERR(oct);
+	}
+	p->oct = oct;
+	pci_set_drvdata(pdev, p);
+	return 0;
+}
+
+static void octep_pci_remove(struct pci_dev *pdev)
+{
+	struct octep_pci *p = pci_get_drvdata(pdev);
+
+	octep_core_remove(p->oct);
+	pci_free_irq_vectors(pdev);
+}
+
+/* CN9K SDP PFs, whose register layout include/linux/octep_sdp.h is. */
+static const struct pci_device_id octep_pci_ids[] = {
+	{ PCI_VDEVICE(CAVIUM, 0xb100), OCTEP_CN9K_NON_RING_VECS }, /* CN98 */
+	{ PCI_VDEVICE(CAVIUM, 0xb200), OCTEP_CN9K_NON_RING_VECS }, /* CN93 */
+	{ PCI_VDEVICE(CAVIUM, 0xb400), OCTEP_CN9K_NON_RING_VECS }, /* CNF95N */
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, octep_pci_ids);
+
+static struct pci_driver octep_pci_driver = {
+	.name = OCTEP_DRV_NAME,
+	.id_table = octep_pci_ids,
+	.probe = octep_pci_probe,
+	.remove = octep_pci_remove,
+};
+
+static int __init octep_init(void)
+{
+	int err;
+
+	err = auxiliary_driver_register(&octep_aux_driver);
+	if (err)
+		return err;
+	err = pci_register_driver(&octep_pci_driver);
+	if (err)
+		auxiliary_driver_unregister(&octep_aux_driver);
+	return err;
+}
+module_init(octep_init);
+
+static void __exit octep_exit(void)
+{
+	pci_unregister_driver(&octep_pci_driver);
+	auxiliary_driver_unregister(&octep_aux_driver);
+}
+module_exit(octep_exit);
+
+MODULE_DESCRIPTION("Marvell OCTEON SDP host driver with IPsec offload");
+MODULE_LICENSE("GPL");

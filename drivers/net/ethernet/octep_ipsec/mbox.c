@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * octep_ipsec: the control mailbox, host side (include/linux/octep_sdp.h,
+ * "Control mailbox"). A request is written into the H2C queue and H2C_PROD
+ * rung; the caller sleeps until the interrupt handler finds the response
+ * with the request's id in C2H, or until the timeout. A response that
+ * comes after its caller gave up matches nothing and is counted (stray).
+ */
+#include <linux/bitfield.h>
+#include <linux/completion.h>
+#include <linux/interrupt.h>
+#include <linux/jiffies.h>
+
+#include "octep_ipsec.h"
+#include "ipsec.h"
+
+struct octep_mbox_req {
+	struct list_head node;
+	u32 id;
+	u8 cmd;
+	struct completion done;
+	unsigned int words;
+	__le64 resp[OCTEP_SDP_MBOX_MAX_BODY];
+};
+
+/* Under mb->lock: take every response in C2H. */
+static void octep_mbox_drain(struct octep_mbox *mb)
+{
+	struct octep_dev *oct = mb->oct;
+	struct octep_mbox_req *r;
+	unsigned int size, i;
+	u32 prod, id;
+	bool found;
+	u64 hdr;
+
+	prod = (u32)octep_rd64(oct, OCTEP_SDP_MBOX_C2H_PROD);
+	while (mb->c2h_cons != prod) {
+		u32 avail = prod - mb->c2h_cons;
+
+		hdr = octep_rd64(oct, OCTEP_SDP_MBOX_C2H_Q +
+				 (mb->c2h_cons % mb->c2h_size) * 8);
+		size = FIELD_GET(OCTEP_SDP_MBOX_HDR_SIZE, hdr);
+		if (avail > mb->c2h_size || 1 + size > avail ||
+		    size > OCTEP_SDP_MBOX_MAX_BODY) {
+			/* Out of step with the block: skip what is there. */
+			atomic64_inc(&mb->stray);
+			mb->c2h_cons = prod;
+			break;
+		}
+		id = FIELD_GET(OCTEP_SDP_MBOX_HDR_ID, hdr);
+		found = false;
+		list_for_each_entry(r, &mb->pending, node) {
+			if (r->id != id)
+				continue;
+			for (i = 0; i < size; i++)
+				r->resp[i] = cpu_to_le64(octep_rd64(oct,
+					OCTEP_SDP_MBOX_C2H_Q +
+					((mb->c2h_cons + 1 + i) %
+					 mb->c2h_size) * 8));
+			r->words = size;
+			list_del_init(&r->node);
+			complete(&r->done);
+			found = true;
+			break;
+		}
+		if (!found)
+			atomic64_inc(&mb->stray);
+		mb->c2h_cons += 1 + size;
+	}
+	octep_wr64(oct, OCTEP_SDP_MBOX_C2H_CONS, mb->c2h_cons);
+}
+
+static irqreturn_t octep_mbox_irq(int irq, void *data)
+{
+	struct octep_mbox *mb = data;
+	unsigned long flags;
+
+	spin_lock_irqsave(&mb->lock, flags);
+	octep_mbox_drain(mb);
+	spin_unlock_irqrestore(&mb->lock, flags);
+	return IRQ_HANDLED;
+}
+
+/**
+ * octep_mbox_call() - send a request and wait for its response
+ * @mb: mailbox
+ * @cmd: enum octep_sdp_mbox_cmd
+ * @req: request body (a multiple of 8 bytes is sent; the tail zero-padded)
+ * @req_len: its length in bytes
+ * @resp: response body after the status word, or NULL
+ * @resp_len: bytes of it wanted
+ *
+ * Context: process; sleeps up to OCTEP_MBOX_TIMEOUT_MS.
+ * Return: 0; -ETIMEDOUT when no response came; -EBUSY when the queue is
+ * full; -ENODEV when the mailbox is down; or minus the status the
+ * coprocessor answered with.
+ */
+int octep_mbox_call(struct octep_mbox *mb, u8 cmd, const void *req,
+		    size_t req_len, void *resp, size_t resp_len)
+{
+	unsigned int words = DIV_ROUND_UP(req_len, 8), i;
+	struct octep_dev *oct = mb->oct;
+	struct octep_mbox_req r = {};
+	u64 body[OCTEP_SDP_MBOX_MAX_BODY] = {};
+	unsigned long left;
+	u32 cons, status;
+	int ret = 0;
+
+	if (words > OCTEP_SDP_MBOX_MAX_BODY)
+		return -EINVAL;
+	memcpy(body, req, req_len);
+	init_completion(&r.done);
+	r.cmd = cmd;
+
+	spin_lock_irq(&mb->lock);
+	if (!mb->ready) {
+		spin_unlock_irq(&mb->lock);
+		return -ENODEV;
+	}
+	cons = (u32)octep_rd64(oct, OCTEP_SDP_MBOX_H2C_CONS);
+	if (mb->h2c_size - (mb->h2c_prod - cons) < 1 + words) {
+		spin_unlock_irq(&mb->lock);
+		return -EBUSY;
+	}
+	r.id = mb->next_id++;
+	octep_wr64(oct, OCTEP_SDP_MBOX_H2C_Q + (mb->h2c_prod % mb->h2c_size) * 8,
+		   FIELD_PREP(OCTEP_SDP_MBOX_HDR_SIZE, words) |
+		   FIELD_PREP(OCTEP_SDP_MBOX_HDR_FLAGS,
+			      OCTEP_SDP_MBOX_F_REQUEST) |
+		   FIELD_PREP(OCTEP_SDP_MBOX_HDR_CMD, cmd) |
+		   FIELD_PREP(OCTEP_SDP_MBOX_HDR_ID, r.id));
+	for (i = 0; i < words; i++)
+		octep_wr64(oct, OCTEP_SDP_MBOX_H2C_Q +
+			   ((mb->h2c_prod + 1 + i) % mb->h2c_size) * 8,
+			   le64_to_cpu((__force __le64)body[i]));
+	mb->h2c_prod += 1 + words;
+	list_add_tail(&r.node, &mb->pending);
+	/* The doorbell, after the words it announces. */
+	octep_wr64(oct, OCTEP_SDP_MBOX_H2C_PROD, mb->h2c_prod);
+	spin_unlock_irq(&mb->lock);
+	atomic64_inc(&mb->requests);
+
+	left = wait_for_completion_timeout(&r.done,
+					   msecs_to_jiffies(OCTEP_MBOX_TIMEOUT_MS));
+	spin_lock_irq(&mb->lock);
+	if (!left && !list_empty(&r.node)) {
+		/* Take ours off the list: a late response then matches none. */
+		list_del(&r.node);
+		ret = -ETIMEDOUT;
+	}
+	spin_unlock_irq(&mb->lock);
+	if (ret) {
+		atomic64_inc(&mb->timeouts);
+		dev_warn(oct->dev, "mailbox command %u got no response in %u ms\n",
+			 cmd, OCTEP_MBOX_TIMEOUT_MS);
+		return ret;
+	}
+	if (r.words < 1)
+		return -EPROTO;
+	status = (u32)le64_to_cpu(r.resp[0]);
+	if (status) {
+		atomic64_inc(&mb->errors);
+		return status < 4096 ? -(int)status : -EIO;
+	}
+	if (resp)
+		memcpy(resp, &r.resp[1],
+		       min_t(size_t, resp_len, (r.words - 1) * 8));
+	return 0;
+}
+
+/**
+ * octep_mbox_init() - find the block's mailbox and take its interrupt
+ * @mb: mailbox, zeroed
+ * @oct: device
+ * @irq: the mailbox interrupt (sdp->mbox_irq)
+ *
+ * Return: 0; -ENODEV when the block has no mailbox we know; or the error
+ * from request_irq().
+ */
+int octep_mbox_init(struct octep_mbox *mb, struct octep_dev *oct, int irq)
+{
+	int err;
+
+	mb->oct = oct;
+	spin_lock_init(&mb->lock);
+	INIT_LIST_HEAD(&mb->pending);
+	if (octep_rd64(oct, OCTEP_SDP_MBOX_SIG) != OCTEP_SDP_MBOX_SIG_VAL ||
+	    (octep_rd64(oct, OCTEP_SDP_MBOX_VERSION) >> 16) !=
+	    (OCTEP_SDP_MBOX_VERSION_VAL >> 16) || irq <= 0)
+		return -ENODEV;
+	mb->h2c_size = (u32)octep_rd64(oct, OCTEP_SDP_MBOX_H2C_SIZE);
+	mb->c2h_size = (u32)octep_rd64(oct, OCTEP_SDP_MBOX_C2H_SIZE);
+	if (mb->h2c_size < 1 + OCTEP_SDP_MBOX_MAX_BODY ||
+	    mb->c2h_size < 1 + OCTEP_SDP_MBOX_MAX_BODY)
+		return -ENODEV;
+	/* Start where the block is: a previous driver may have used it. */
+	mb->h2c_prod = (u32)octep_rd64(oct, OCTEP_SDP_MBOX_H2C_PROD);
+	mb->c2h_cons = (u32)octep_rd64(oct, OCTEP_SDP_MBOX_C2H_PROD);
+	octep_wr64(oct, OCTEP_SDP_MBOX_C2H_CONS, mb->c2h_cons);
+	mb->irq = irq;
+	err = request_irq(irq, octep_mbox_irq, 0, "octep_ipsec-mbox", mb);
+	if (err)
+		return err;
+	octep_wr64(oct, OCTEP_SDP_MBOX_INT, OCTEP_SDP_MBOX_INT_ENA);
+	spin_lock_irq(&mb->lock);
+	mb->ready = true;
+	spin_unlock_irq(&mb->lock);
+	return 0;
+}
+
+/**
+ * octep_mbox_fini() - stop the mailbox; waiting requests time out
+ * @mb: mailbox from a successful octep_mbox_init()
+ */
+void octep_mbox_fini(struct octep_mbox *mb)
+{
+	spin_lock_irq(&mb->lock);
+	mb->ready = false;
+	spin_unlock_irq(&mb->lock);
+	octep_wr64(mb->oct, OCTEP_SDP_MBOX_INT, 0);
+	free_irq(mb->irq, mb);
+}

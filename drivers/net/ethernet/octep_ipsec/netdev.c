@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * octep_ipsec: the netdev - open/stop, the interrupt, the quiesce and the
+ * resume, reconfiguration.
+ */
+#include <linux/etherdevice.h>
+#include <linux/ktime.h>
+#include <linux/rtnetlink.h>
+
+#include "octep_ipsec.h"
+
+/**
+ * octep_qv_schedule() - ask for a visit of a ring pair
+ * @qv: ring pair
+ *
+ * The only way anything but the poll services a ring: when the ring is held
+ * napi_schedule_prep() leaves the note (MISSED) for the holder (rule 2).
+ *
+ * Return: true if this call scheduled the poll.
+ */
+bool octep_qv_schedule(struct octep_qvec *qv)
+{
+	if (napi_schedule_prep(&qv->napi)) {
+		__napi_schedule(&qv->napi);
+		return true;
+	}
+	/* Held (note left), or disabled (the resume owes it a visit). */
+	atomic64_inc(&qv->oq.oq_declined);
+	return false;
+}
+
+static irqreturn_t octep_ring_irq(int irq, void *data)
+{
+	struct octep_qvec *qv = data;
+
+	atomic64_inc(&qv->oq.interrupts);
+	/* Off until a poll completes owing nothing (octep_napi_poll()). */
+	octep_regs_write_levels(qv, false);
+	octep_qv_schedule(qv);
+	return IRQ_HANDLED;
+}
+
+static void octep_datapath_down(struct octep_dev *oct)
+{
+	unsigned int q;
+
+	for (q = 0; q < oct->num_rings; q++) {
+		struct octep_qvec *qv = &oct->qv[q];
+
+		octep_regs_ring_disable(qv);
+		if (qv->irq_requested) {
+			free_irq(qv->irq, qv);
+			qv->irq_requested = false;
+		}
+		octep_iq_free(qv);
+		octep_oq_free(qv);
+		if (qv->napi.poll)
+			netif_napi_del(&qv->napi);
+		qv->napi.poll = NULL;
+	}
+	oct->up = false;
+	oct->quiesced = false;
+}
+
+/* Rings, NAPIs (added, disabled) and IRQs for num_rings ring pairs. */
+static int octep_datapath_up(struct octep_dev *oct)
+{
+	struct net_device *netdev = oct->netdev;
+	unsigned int q;
+	int err;
+
+	err = netif_set_real_num_queues(netdev, oct->num_rings, oct->num_rings);
+	if (err)
+		return err;
+	/* Down with every ring pair owned, so a failure unwinds them. */
+	oct->up = true;
+	oct->quiesced = true;
+	for (q = 0; q < oct->num_rings; q++) {
+		struct octep_qvec *qv = &oct->qv[q];
+
+		qv->oq_levels = octep_regs_oq_levels(oct->rx_level,
+						     oct->rx_time);
+		qv->iq_levels = octep_regs_oq_levels(1, 0);
+		err = octep_oq_alloc(qv);
+		if (err)
+			goto err;
+		err = octep_iq_alloc(qv);
+		if (err)
+			goto err;
+		netif_napi_add(netdev, &qv->napi, octep_napi_poll);
+		octep_regs_iq_setup(qv);
+		octep_regs_oq_setup(qv);
+		local_bh_disable();
+		octep_oq_refill(&qv->oq);
+		local_bh_enable();
+		snprintf(qv->name, sizeof(qv->name), "%s-rxtx-%u",
+			 netdev->name, q);
+		err = request_irq(qv->irq, octep_ring_irq, 0, qv->name, qv);
+		if (err)
+			goto err;
+		qv->irq_requested = true;
+	}
+	return 0;
+err:
+	netdev_err(netdev, "cannot set up ring pair %u: %d\n", q, err);
+	octep_datapath_down(oct);
+	return err;
+}
+
+/**
+ * octep_quiesce() - stop all servicing of the rings, keeping what they hold
+ * @oct: device, under RTNL
+ *
+ * The watchdog is stopped first (hrtimer_cancel() waits out a tick), then
+ * each NAPI is disabled: napi_disable() waits out a visit in progress. The
+ * wait is bounded by one poll: NAPI completes a poll that used its budget
+ * instead of repolling it once a disable is pending. Waits are counted and
+ * the longest kept. Then the interrupts are turned off and synchronized.
+ * The rings stay enabled and their counts untouched: octep_resume() owes
+ * each ring a visit.
+ */
+void octep_quiesce(struct octep_dev *oct)
+{
+	unsigned int q;
+
+	ASSERT_RTNL();
+	if (!oct->up || oct->quiesced)
+		return;
+	octep_wd_stop(oct);
+	for (q = 0; q < oct->num_rings; q++) {
+		struct napi_struct *napi = &oct->qv[q].napi;
+		bool held = test_bit(NAPI_STATE_SCHED, &napi->state);
+		u64 t0 = ktime_get_ns(), dt;
+
+		napi_disable(napi);
+		dt = ktime_get_ns() - t0;
+		if (held) {
+			oct->quiesce_waits++;
+			if (dt > oct->quiesce_wait_max_ns)
+				oct->quiesce_wait_max_ns = dt;
+		}
+	}
+	for (q = 0; q < oct->num_rings; q++) {
+		octep_regs_write_levels(&oct->qv[q], false);
+		synchronize_irq(oct->qv[q].irq);
+	}
+	oct->quiesced = true;
+	oct->quiesce_cycles++;
+}
+
+/**
+ * octep_resume() - undo octep_quiesce()
+ * @oct: device, under RTNL
+ *
+ * Every ring is scheduled once: a servicer turned away while the NAPIs were
+ * disabled left no note, so the resume pays what it owed. The interrupts
+ * come back on when those polls complete. The watchdog restarts through
+ * the soonest-wins arming, so a pending tick request is kept.
+ */
+void octep_resume(struct octep_dev *oct)
+{
+	unsigned int q;
+
+	ASSERT_RTNL();
+	if (!oct->up || !oct->quiesced)
+		return;
+	for (q = 0; q < oct->num_rings; q++)
+		napi_enable(&oct->qv[q].napi);
+	oct->quiesced = false;
+	local_bh_disable();
+	for (q = 0; q < oct->num_rings; q++)
+		octep_qv_schedule(&oct->qv[q]);
+	local_bh_enable();
+	octep_wd_start(oct);
+}
+
+/**
+ * octep_reconfigure() - change ring pairs or ring sizes, under traffic
+ * @oct: device, under RTNL
+ * @rings: ring pairs to use
+ * @rx_size: output ring size
+ * @tx_size: input ring size
+ *
+ * Through a quiesce; the rings are reallocated, and packets the block had
+ * counted in the old ones are counted as drops. On failure the old
+ * configuration is restored.
+ *
+ * Return: 0 or a negative errno.
+ */
+int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
+		      u32 rx_size, u32 tx_size)
+{
+	unsigned int old_rings = oct->num_rings;
+	u32 old_rx = oct->rx_ring_size, old_tx = oct->tx_ring_size;
+	struct net_device *netdev = oct->netdev;
+	int err;
+
+	ASSERT_RTNL();
+	if (!oct->up) {
+		oct->num_rings = rings;
+		oct->rx_ring_size = rx_size;
+		oct->tx_ring_size = tx_size;
+		return netif_set_real_num_queues(netdev, rings, rings);
+	}
+	netif_tx_disable(netdev);
+	octep_quiesce(oct);
+	octep_datapath_down(oct);
+	oct->num_rings = rings;
+	oct->rx_ring_size = rx_size;
+	oct->tx_ring_size = tx_size;
+	err = octep_datapath_up(oct);
+	if (err) {
+		oct->num_rings = old_rings;
+		oct->rx_ring_size = old_rx;
+		oct->tx_ring_size = old_tx;
+		if (octep_datapath_up(oct)) {
+			netdev_err(netdev, "cannot restore the rings\n");
+			netif_carrier_off(netdev);
+			return err;
+		}
+	}
+	octep_resume(oct);
+	netif_tx_wake_all_queues(netdev);
+	return err;
+}
+
+static int octep_open(struct net_device *netdev)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+	int err;
+
+	err = octep_datapath_up(oct);
+	if (err)
+		return err;
+	octep_resume(oct);
+	netif_tx_start_all_queues(netdev);
+	netif_carrier_on(netdev);
+	return 0;
+}
+
+static int octep_stop(struct net_device *netdev)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+
+	netif_carrier_off(netdev);
+	netif_tx_disable(netdev);
+	octep_quiesce(oct);
+	octep_datapath_down(oct);
+	return 0;
+}
+
+static const struct net_device_ops octep_netdev_ops = {
+	.ndo_open		= octep_open,
+	.ndo_stop		= octep_stop,
+	.ndo_start_xmit		= octep_start_xmit,
+	.ndo_get_stats64	= octep_get_stats64,
+	.ndo_set_mac_address	= eth_mac_addr,
+	.ndo_validate_addr	= eth_validate_addr,
+};
+
+/**
+ * octep_netdev_create() - allocate and register the netdev
+ * @oct: device
+ *
+ * Return: 0 or a negative errno.
+ */
+int octep_netdev_create(struct octep_dev *oct)
+{
+	struct net_device *netdev;
+	int err;
+
+	netdev = alloc_etherdev_mqs(sizeof(struct octep_dev *),
+				    oct->max_rings, oct->max_rings);
+	if (!netdev)
+		return -ENOMEM;
+	*(struct octep_dev **)netdev_priv(netdev) = oct;
+	oct->netdev = netdev;
+	SET_NETDEV_DEV(netdev, oct->dev);
+	netdev->netdev_ops = &octep_netdev_ops;
+	netdev->ethtool_ops = &octep_ethtool_ops;
+	netdev->hw_features = NETIF_F_HW_CSUM | NETIF_F_RXCSUM |
+			      NETIF_F_RXHASH;
+	netdev->features = netdev->hw_features;
+	netdev->min_mtu = ETH_MIN_MTU;
+	netdev->max_mtu = OCTEP_MAX_MTU;
+	if (is_valid_ether_addr(oct->sdp->mac_addr))
+		eth_hw_addr_set(netdev, oct->sdp->mac_addr);
+	else
+		eth_hw_addr_random(netdev);
+	netif_carrier_off(netdev);
+	err = netif_set_real_num_queues(netdev, oct->num_rings,
+					oct->num_rings);
+	if (!err)
+		err = register_netdev(netdev);
+	if (err) {
+		free_netdev(netdev);
+		oct->netdev = NULL;
+	}
+	return err;
+}
+
+/**
+ * octep_netdev_destroy() - unregister (closing it) and free the netdev
+ * @oct: device
+ */
+void octep_netdev_destroy(struct octep_dev *oct)
+{
+	unregister_netdev(oct->netdev);
+	free_netdev(oct->netdev);
+	oct->netdev = NULL;
+}

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * octep_ipsec: host driver for an OCTEON SDP block. Per-device and per-ring
+ * state, and the calls between the driver's files.
+ *
+ * The receive servicing follows the field report "A visit is not a pass":
+ * see rx.c for the visit and the mapping of its three rules onto NAPI.
+ */
+#ifndef _OCTEP_IPSEC_H
+#define _OCTEP_IPSEC_H
+
+#include <linux/hrtimer.h>
+#include <linux/if_vlan.h>
+#include <linux/interrupt.h>
+#include <linux/netdevice.h>
+#include <linux/octep_sdp.h>
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <linux/u64_stats_sync.h>
+
+#define OCTEP_DRV_NAME		"octep_ipsec"
+
+/* Ring sizes (descriptors); powers of two so an index is masked. */
+#define OCTEP_RING_MIN		64
+#define OCTEP_RING_MAX		4096
+#define OCTEP_RING_DEF		1024
+
+/*
+ * A receive buffer is one page: headroom for the stack, then the block's
+ * part (response header and packet, R_OUT_CONTROL bytes), then room for
+ * skb_shared_info so the page becomes the skb's head without a copy.
+ */
+#define OCTEP_RX_HEADROOM	(NET_SKB_PAD + NET_IP_ALIGN)
+#define OCTEP_RX_BUF_SIZE	(PAGE_SIZE - OCTEP_RX_HEADROOM - \
+				 SKB_DATA_ALIGN(sizeof(struct skb_shared_info)))
+#define OCTEP_RX_MAX_PKT	(OCTEP_RX_BUF_SIZE - OCTEP_SDP_RESP_HDR_LEN)
+#define OCTEP_MAX_MTU		(OCTEP_RX_MAX_PKT - ETH_HLEN - VLAN_HLEN)
+
+/* A rescued ring whose first pass takes this many packets had been left. */
+#define OCTEP_STALL_PKTS	32
+
+/* Watchdog: default period, and how soon "the next tick" comes. */
+#define OCTEP_RXWD_PERIOD_DEF_US 50000
+#define OCTEP_RXWD_PERIOD_MAX_US 10000000
+#define OCTEP_RXWD_TICK_US	1000
+
+/* Default coalescing: the appliance's packet level, no time threshold. */
+#define OCTEP_RX_LEVEL_DEF	1
+#define OCTEP_RX_TIME_DEF	0
+#define OCTEP_RX_TIME_MAX	((u32)(OCTEP_SDP_INT_LEVELS_TIME >> 32))
+
+enum octep_service {
+	OCTEP_SERVICE_VISIT,
+	OCTEP_SERVICE_PASS,
+};
+
+extern int octep_service;	/* module parameter "service" */
+extern bool octep_resend;	/* module parameter "resend" */
+
+/* oq->flags bits */
+enum {
+	OCTEP_OQ_TICK_REQ,	/* rule 3: this ring asked for the next tick */
+	OCTEP_OQ_RESCUED,	/* the watchdog scheduled this ring unasked */
+	OCTEP_OQ_REFILL,	/* buffers could not all be posted */
+	OCTEP_OQ_PASS_HELD,	/* service=pass only: the old per-pass flag */
+};
+
+/**
+ * struct octep_rx_stats - counters of one output ring
+ *
+ * Written by whoever holds the ring: the NAPI poll (SCHED held) or, with
+ * service=pass, the watchdog holding OCTEP_OQ_PASS_HELD. The counters that
+ * servicers turned away or the interrupt handler write are atomics in
+ * struct octep_oq.
+ */
+struct octep_rx_stats {
+	u64 packets;
+	u64 bytes;
+	u64 drops;
+	u64 alloc_fail;
+	u64 csum_bad;
+	u64 visits;
+	u64 passes;
+	u64 passes_max;
+	u64 oq_handed;
+	u64 oq_bound;
+	u64 oq_unseen;
+	u64 rx_resync;
+	u64 rxwd_stalls;
+	u64 tick_requests;
+	u64 resend;
+	struct u64_stats_sync syncp;
+};
+
+/**
+ * struct octep_oq - an output ring (receive)
+ * @qv: the ring pair this ring belongs to
+ * @desc: descriptor ring (coherent DMA)
+ * @desc_dma: its bus address
+ * @pages: the page posted at each descriptor, NULL when not posted
+ * @pp: the page pool the buffers come from
+ * @size: descriptors
+ * @head: next descriptor the block fills (next to read)
+ * @fill: next descriptor to post
+ * @posted: buffers credited to the block and not yet taken
+ * @flags: OCTEP_OQ_* bits
+ * @stats: owner-written counters
+ * @interrupts: ring interrupts taken (handler)
+ * @oq_declined: servicers turned away because the ring was held
+ * @rxwd_rescues: rings the watchdog found with packets unasked
+ */
+struct octep_oq {
+	struct octep_qvec *qv;
+	struct octep_sdp_oq_desc *desc;
+	dma_addr_t desc_dma;
+	struct page **pages;
+	struct page_pool *pp;
+	u32 size;
+	u32 head;
+	u32 fill;
+	u32 posted;
+	unsigned long flags;
+	struct octep_rx_stats stats;
+	atomic64_t interrupts;
+	atomic64_t oq_declined;
+	atomic64_t rxwd_rescues;
+};
+
+struct octep_tx_buf {
+	struct sk_buff *skb;
+	dma_addr_t dma;
+	u32 len;
+};
+
+struct octep_tx_stats {
+	u64 packets;
+	u64 bytes;
+	u64 drops;
+	u64 completions;
+	u64 stops;
+	u64 wakes;
+	u64 doorbells;
+	u64 csum_offload;
+	struct u64_stats_sync syncp;
+};
+
+/**
+ * struct octep_iq - an input ring (transmit)
+ * @qv: the ring pair
+ * @instr: instruction ring (coherent DMA)
+ * @instr_dma: its bus address
+ * @bufs: what each instruction carries
+ * @size: instructions
+ * @head: next slot to write (ndo_start_xmit only)
+ * @tail: next slot to complete (the poll only)
+ * @pending: instructions written since the last doorbell
+ * @stats: counters; packets/bytes/drops/doorbells by xmit, the rest by poll
+ * @cstats: completion-side counters (the poll)
+ */
+struct octep_iq {
+	struct octep_qvec *qv;
+	struct octep_sdp_instr *instr;
+	dma_addr_t instr_dma;
+	struct octep_tx_buf *bufs;
+	u32 size;
+	u32 head;
+	u32 tail;
+	u32 pending;
+	struct octep_tx_stats stats;
+	struct octep_tx_stats cstats;
+};
+
+/**
+ * struct octep_qvec - a ring pair, its interrupt and its NAPI context
+ * @oct: the device
+ * @idx: ring number
+ * @napi: the NAPI context; its SCHED bit is the ring's flag (rx.c)
+ * @oq: output ring
+ * @iq: input ring
+ * @oq_levels: OUT_INT_LEVELS without the enable bit
+ * @iq_levels: IN_INT_LEVELS without the enable bit
+ * @irq: Linux IRQ
+ * @irq_requested: @irq is requested
+ * @name: IRQ name
+ */
+struct octep_qvec {
+	struct octep_dev *oct;
+	unsigned int idx;
+	struct napi_struct napi;
+	struct octep_oq oq;
+	struct octep_iq iq;
+	u64 oq_levels;
+	u64 iq_levels;
+	int irq;
+	bool irq_requested;
+	char name[IFNAMSIZ + 16];
+};
+
+/**
+ * struct octep_dev - one SDP block and its netdev (devlink priv)
+ * @dev: the device we are bound to (aux or PCI)
+ * @sdp: register accessors, IRQs, DMA device
+ * @netdev: our netdev
+ * @devlink: our devlink instance
+ * @max_rings: ring pairs the block has
+ * @num_rings: ring pairs in use (ethtool -L)
+ * @rx_ring_size: ethtool -G rx
+ * @tx_ring_size: ethtool -G tx
+ * @rx_level: OUT_INT_LEVELS packet level (ethtool -C rx-frames)
+ * @rx_time: OUT_INT_LEVELS time threshold (ethtool -C rx-usecs)
+ * @up: the datapath is set up (rings allocated, NAPIs added)
+ * @quiesced: the NAPIs are disabled by octep_quiesce()
+ * @qv: ring pairs; statistics survive ring reallocation
+ * @wd_timer: the receive watchdog (watchdog.c)
+ * @wd_lock: serializes arming @wd_timer and @wd_on
+ * @wd_on: the watchdog may be armed
+ * @rxwd_period_us: devlink param rxwd_period_us (0: off)
+ * @rxwd_ticks: watchdog expiries
+ * @rxwd_runs: expiries that found packets
+ * @quiesce_cycles: quiesces done
+ * @quiesce_waits: quiesces that had to wait out a visit
+ * @quiesce_wait_max_ns: longest such wait
+ * @ipsec: state of the IPsec offload (xfrm.c), NULL without it
+ */
+struct octep_dev {
+	struct device *dev;
+	struct octep_sdp_dev *sdp;
+	struct net_device *netdev;
+	struct devlink *devlink;
+	unsigned int max_rings;
+	unsigned int num_rings;
+	u32 rx_ring_size;
+	u32 tx_ring_size;
+	u32 rx_level;
+	u32 rx_time;
+	bool up;
+	bool quiesced;
+	struct octep_qvec qv[OCTEP_SDP_MAX_RINGS];
+
+	struct hrtimer wd_timer;
+	spinlock_t wd_lock;	/* arming of wd_timer, wd_on */
+	bool wd_on;
+	u32 rxwd_period_us;
+	atomic64_t rxwd_ticks;
+	atomic64_t rxwd_runs;
+
+	u64 quiesce_cycles;
+	u64 quiesce_waits;
+	u64 quiesce_wait_max_ns;
+
+	void *ipsec;
+};
+
+/* Register access: every access goes through the block's ops. */
+static inline u64 octep_rd64(struct octep_dev *oct, u32 off)
+{
+	return oct->sdp->ops->read64(oct->sdp, off);
+}
+
+static inline void octep_wr64(struct octep_dev *oct, u32 off, u64 val)
+{
+	oct->sdp->ops->write64(oct->sdp, off, val);
+}
+
+static inline struct octep_dev *octep_from_netdev(struct net_device *netdev)
+{
+	return *(struct octep_dev **)netdev_priv(netdev);
+}
+
+/* main.c */
+struct octep_dev *octep_core_probe(struct device *dev,
+				   struct octep_sdp_dev *sdp);
+void octep_core_remove(struct octep_dev *oct);
+
+/* regs.c */
+void octep_regs_oq_setup(struct octep_qvec *qv);
+void octep_regs_iq_setup(struct octep_qvec *qv);
+void octep_regs_ring_disable(struct octep_qvec *qv);
+void octep_regs_write_levels(struct octep_qvec *qv, bool enable);
+u64 octep_regs_oq_levels(u32 level, u32 time);
+
+/* netdev.c */
+int octep_netdev_create(struct octep_dev *oct);
+void octep_netdev_destroy(struct octep_dev *oct);
+void octep_quiesce(struct octep_dev *oct);
+void octep_resume(struct octep_dev *oct);
+int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
+		      u32 rx_size, u32 tx_size);
+bool octep_qv_schedule(struct octep_qvec *qv);
+
+/* rx.c */
+int octep_oq_alloc(struct octep_qvec *qv);
+void octep_oq_free(struct octep_qvec *qv);
+void octep_oq_refill(struct octep_oq *oq);
+int octep_napi_poll(struct napi_struct *napi, int budget);
+bool octep_pass_watchdog_ring(struct octep_qvec *qv);
+
+/* tx.c */
+int octep_iq_alloc(struct octep_qvec *qv);
+void octep_iq_free(struct octep_qvec *qv);
+bool octep_iq_reap(struct octep_iq *iq, int budget);
+netdev_tx_t octep_start_xmit(struct sk_buff *skb, struct net_device *netdev);
+
+/* watchdog.c */
+void octep_wd_init(struct octep_dev *oct);
+void octep_wd_start(struct octep_dev *oct);
+void octep_wd_stop(struct octep_dev *oct);
+void octep_wd_request_tick(struct octep_oq *oq);
+void octep_wd_set_period(struct octep_dev *oct, u32 period_us);
+
+/* ethtool.c */
+extern const struct ethtool_ops octep_ethtool_ops;
+void octep_get_stats64(struct net_device *netdev,
+		       struct rtnl_link_stats64 *s);
+
+/* devlink.c */
+struct octep_dev *octep_devlink_alloc(struct device *dev);
+void octep_devlink_free(struct octep_dev *oct);
+int octep_devlink_register(struct octep_dev *oct);
+void octep_devlink_unregister(struct octep_dev *oct);
+
+/*
+ * IPsec offload hooks. The IPsec part (xfrm.c) replaces these no-ops with
+ * its implementation; the datapath calls them at these two places only.
+ *
+ * octep_ipsec_tx_flags() - instruction flags for @skb from its xfrm offload
+ * state (OCTEP_SDP_TX_IPSEC_OP, OCTEP_SDP_TX_FLOW_HANDLE). Returns 0 and sets
+ * *@flags, or a negative errno to drop the skb (counted in tx drops).
+ *
+ * octep_ipsec_rx_xfrm() - called for a received packet whose ext word has a
+ * nonzero OCTEP_SDP_RX_IPSEC_STATUS, after eth_type_trans(). Returns 0 to
+ * hand @skb up, or a negative errno when it consumed (freed) @skb.
+ */
+static inline int octep_ipsec_tx_flags(struct octep_iq *iq,
+				       struct sk_buff *skb, u64 *flags)
+{
+	return 0;
+}
+
+static inline int octep_ipsec_rx_xfrm(struct octep_oq *oq,
+				      struct sk_buff *skb, u64 ext)
+{
+	return 0;
+}
+
+#endif /* _OCTEP_IPSEC_H */

@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * octep_ipsec: receive. The visit and the pass.
+ *
+ * The block interrupts when a ring's packet count CROSSES the level, not
+ * while it sits above it. A ring left with packets in it and nobody inside
+ * gets no further interrupt. The field report "A visit is not a pass" found
+ * the old servicing leaving rings that way, and replaced a pass (one look at
+ * a ring) by a visit, with three rules. On Linux a visit is a NAPI poll, and
+ * the ring's flag is the NAPI context's state word:
+ *
+ * Rule 1 - hold the ring for the whole visit; go round until a pass takes
+ *	nothing (or the bound is used). NAPI_STATE_SCHED is the flag: it is
+ *	taken by napi_schedule_prep() and held from then until
+ *	napi_complete_done() gives it back, across every pass of the visit
+ *	(and across NAPI's repolls when the budget is used). There is no gap
+ *	between passes for another servicer to come in by. Each pass writes
+ *	back what it took (OUT_CNTS -= taken) before the next pass reads the
+ *	count, so a visit that ends on a pass that read zero has left the
+ *	count below the level, where the block's own rule (a crossing) brings
+ *	a servicer back. With a level above 1 it is the block's time
+ *	threshold that does (see the .rst).
+ *
+ * Rule 2 - a servicer that finds the ring held says so, and the holder
+ *	looks. Every servicer other than the poll (the interrupt handler, the
+ *	watchdog, the resume, a reconfiguration) asks through
+ *	napi_schedule_prep(): when SCHED is held it sets NAPI_STATE_MISSED (the
+ *	note) and returns false (counted in oq_declined). The holder's
+ *	napi_complete_done() clears SCHED, reads MISSED and, if a note was
+ *	left, keeps SCHED and polls again, returning false (counted in
+ *	oq_handed); the interrupt is re-enabled only when it returns true.
+ *	Each side writes the state word and then reads what the other wrote:
+ *	the turned-away servicer writes MISSED and reads SCHED, the holder
+ *	clears SCHED and reads MISSED. Both writes are the same try_cmpxchg()
+ *	loop on n->state, a locked read-modify-write that is fully ordered, so
+ *	one of the two always sees the other's write. With plain stores both
+ *	could read the old value: the servicer would leave believing the
+ *	holder will look, the holder would leave believing nobody called.
+ *
+ * Rule 3 - a visit that has to leave work behind asks for the watchdog's
+ *	next tick. Here that is a pass that read a count whose buffer the
+ *	block has not finished (length word still zero: oq_unseen), or a
+ *	refill that could not post buffers. The request is a bit per ring
+ *	(OCTEP_OQ_TICK_REQ), remembered until the watchdog's tick consumes it,
+ *	and arming the watchdog for its period never overrides a sooner
+ *	expiry (watchdog.c). A visit that uses the whole budget does not need
+ *	the tick: it returns the budget and NAPI keeps SCHED and polls it
+ *	again, so the watchdog never carries a ring that reached its bound.
+ *
+ * The report's bound was sixteen rings' worth of packets for the handler;
+ * here the bound of one poll is the NAPI budget (64), a pass is told what
+ * is left of it so a poll never overruns it, and a poll that reaches it
+ * does not end the visit (SCHED stays held, NAPI repolls).
+ *
+ * service=pass keeps the old servicing for the tests to catch, fenced in
+ * the functions marked "service=pass" below: a flag bit per ring taken for
+ * each pass, a poll that reads a held flag as a pass that took nothing, and
+ * a watchdog (softirq hrtimer) that takes the flag and makes one pass
+ * itself. Nothing else in the driver reads a ring outside the poll.
+ */
+#include <linux/bitfield.h>
+#include <linux/dma-mapping.h>
+#include <linux/etherdevice.h>
+#include <net/page_pool/helpers.h>
+
+#include "octep_ipsec.h"
+
+struct octep_pass_info {
+	bool unseen;	/* stopped at a counted buffer not yet written */
+	bool filled;	/* the count read covered every posted buffer */
+};
+
+/**
+ * octep_oq_refill() - post free buffers and credit them to the block
+ * @oq: output ring, held by the caller (poll, or before NAPI is enabled)
+ *
+ * Each buffer's length word is cleared before it is posted: the block
+ * writes it last, so zero means "not written yet".
+ */
+void octep_oq_refill(struct octep_oq *oq)
+{
+	struct octep_qvec *qv = oq->qv;
+	struct octep_dev *oct = qv->oct;
+	struct device *dd = oct->sdp->dma_dev;
+	u32 mask = oq->size - 1;
+	u32 n = 0;
+
+	while (oq->posted + n < oq->size) {
+		struct octep_sdp_resp_hdr *hdr;
+		struct page *page;
+		dma_addr_t dma;
+		u32 i = oq->fill;
+
+		page = page_pool_dev_alloc_pages(oq->pp);
+		if (unlikely(!page)) {
+			/* In the caller's stats update section, if any. */
+			oq->stats.alloc_fail++;
+			set_bit(OCTEP_OQ_REFILL, &oq->flags);
+			break;
+		}
+		dma = page_pool_get_dma_addr(page) + OCTEP_RX_HEADROOM;
+		hdr = page_address(page) + OCTEP_RX_HEADROOM;
+		WRITE_ONCE(hdr->length, 0);
+		dma_sync_single_for_device(dd, dma, OCTEP_RX_BUF_SIZE,
+					   DMA_FROM_DEVICE);
+		oq->pages[i] = page;
+		oq->desc[i].buffer_ptr = cpu_to_le64(dma);
+		oq->desc[i].info = 0;
+		oq->fill = (i + 1) & mask;
+		n++;
+	}
+	if (oq->posted + n == oq->size)
+		clear_bit(OCTEP_OQ_REFILL, &oq->flags);
+	if (!n)
+		return;
+	oq->posted += n;
+	/* The descriptors and cleared headers before the credits. */
+	wmb();
+	octep_wr64(oct, OCTEP_SDP_R_OUT_SLIST_DBELL(qv->idx), n);
+}
+
+static void octep_rx_offloads(struct octep_oq *oq, struct sk_buff *skb,
+			      u64 ext)
+{
+	struct net_device *netdev = oq->qv->oct->netdev;
+	u32 hash = FIELD_GET(OCTEP_SDP_RX_HASH, ext);
+
+	if (netdev->features & NETIF_F_RXCSUM) {
+		switch (FIELD_GET(OCTEP_SDP_RX_CSUM, ext)) {
+		case OCTEP_SDP_RX_CSUM_OK:
+			skb->ip_summed = CHECKSUM_UNNECESSARY;
+			break;
+		case OCTEP_SDP_RX_CSUM_BAD:
+			/* Left to the stack to verify and count. */
+			oq->stats.csum_bad++;
+			break;
+		}
+	}
+	if ((netdev->features & NETIF_F_RXHASH) && hash)
+		skb_set_hash(skb, hash, PKT_HASH_TYPE_L3);
+}
+
+/*
+ * One pass: read the count once, take up to @left of the packets it covers
+ * in ring order, hand them up (GRO through @napi, or netif_receive_skb()
+ * without one), write back how many buffers were taken and post new ones.
+ * Returns the buffers taken. The caller holds the ring.
+ */
+static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
+			 struct napi_struct *napi, struct octep_pass_info *pi)
+{
+	struct octep_qvec *qv = oq->qv;
+	struct octep_dev *oct = qv->oct;
+	struct device *dd = oct->sdp->dma_dev;
+	u32 mask = oq->size - 1;
+	u32 taken = 0, pkts = 0, n;
+	u64 bytes = 0, cnt;
+
+	cnt = octep_rd64(oct, OCTEP_SDP_R_OUT_CNTS(qv->idx)) &
+	      OCTEP_SDP_CNTS_COUNT;
+	if (!cnt)
+		return 0;
+	if (cnt >= oq->posted)
+		pi->filled = true;
+	n = min_t(u64, cnt, min(left, oq->posted));
+
+	while (taken < n) {
+		struct octep_sdp_resp_hdr *hdr;
+		struct sk_buff *skb;
+		struct page *page;
+		dma_addr_t dma;
+		u64 len, ext;
+
+		page = oq->pages[oq->head];
+		dma = page_pool_get_dma_addr(page) + OCTEP_RX_HEADROOM;
+		hdr = page_address(page) + OCTEP_RX_HEADROOM;
+		dma_sync_single_for_cpu(dd, dma, OCTEP_SDP_RESP_HDR_LEN,
+					DMA_FROM_DEVICE);
+		len = be64_to_cpu(READ_ONCE(hdr->length));
+		if (!len) {
+			/* Counted, not yet written (rule 3: ask the tick). */
+			pi->unseen = true;
+			oq->stats.oq_unseen++;
+			break;
+		}
+		/*
+		 * The block writes the length word last: read the rest of the
+		 * buffer only after it (pairs with the block's write order).
+		 */
+		dma_rmb();
+		ext = le64_to_cpu(READ_ONCE(hdr->ext));
+
+		oq->pages[oq->head] = NULL;
+		oq->head = (oq->head + 1) & mask;
+		oq->posted--;
+		taken++;
+
+		if (unlikely(len < ETH_HLEN || len > OCTEP_RX_MAX_PKT)) {
+			/* A length no buffer can hold: drop it, stay in step. */
+			oq->stats.rx_resync++;
+			page_pool_put_full_page(oq->pp, page, false);
+			continue;
+		}
+		dma_sync_single_for_cpu(dd, dma + OCTEP_SDP_RESP_HDR_LEN, len,
+					DMA_FROM_DEVICE);
+		skb = napi ? napi_build_skb(page_address(page), PAGE_SIZE) :
+			     build_skb(page_address(page), PAGE_SIZE);
+		if (unlikely(!skb)) {
+			oq->stats.drops++;
+			page_pool_put_full_page(oq->pp, page, false);
+			continue;
+		}
+		skb_mark_for_recycle(skb);
+		skb_reserve(skb, OCTEP_RX_HEADROOM + OCTEP_SDP_RESP_HDR_LEN);
+		__skb_put(skb, len);
+		octep_rx_offloads(oq, skb, ext);
+		skb_record_rx_queue(skb, qv->idx);
+		skb->protocol = eth_type_trans(skb, oct->netdev);
+		if (FIELD_GET(OCTEP_SDP_RX_IPSEC_STATUS, ext) &&
+		    octep_ipsec_rx_xfrm(oq, skb, ext))
+			continue;
+		pkts++;
+		bytes += len;
+		if (napi)
+			napi_gro_receive(napi, skb);
+		else
+			netif_receive_skb(skb);
+	}
+
+	if (taken) {
+		/*
+		 * Rule 1: write back what this pass took before anyone reads
+		 * the count again, so that it can fall below the level.
+		 */
+		octep_wr64(oct, OCTEP_SDP_R_OUT_CNTS(qv->idx), taken);
+		octep_oq_refill(oq);
+	}
+	oq->stats.packets += pkts;
+	oq->stats.bytes += bytes;
+	return taken;
+}
+
+/*
+ * service=pass: the old servicing. A per-ring flag taken for each pass; a
+ * held flag reads as a pass that took nothing. Kept only so the tests can
+ * show the report's failure; never the default.
+ */
+static u32 octep_oq_pass_flagged(struct octep_oq *oq, u32 left,
+				 struct napi_struct *napi,
+				 struct octep_pass_info *pi)
+{
+	u32 taken;
+
+	if (test_and_set_bit_lock(OCTEP_OQ_PASS_HELD, &oq->flags)) {
+		atomic64_inc(&oq->oq_declined);
+		return 0;
+	}
+	taken = octep_oq_pass(oq, left, napi, pi);
+	clear_bit_unlock(OCTEP_OQ_PASS_HELD, &oq->flags);
+	return taken;
+}
+
+/*
+ * The visit: go round pass(ring, left) until a pass takes nothing, the
+ * budget is used, or a pass stopped at a buffer not yet written. The caller
+ * (the poll) holds SCHED for all of it. Returns the packets' buffers taken.
+ */
+static int octep_oq_visit(struct octep_qvec *qv, int budget)
+{
+	struct octep_oq *oq = &qv->oq;
+	struct octep_pass_info pi = {};
+	bool pass_mode = octep_service == OCTEP_SERVICE_PASS;
+	bool rescued;
+	u32 done = 0, taken, passes = 0;
+
+	/* Set by the watchdog before its napi_schedule() of this ring. */
+	rescued = test_and_clear_bit(OCTEP_OQ_RESCUED, &oq->flags);
+
+	u64_stats_update_begin(&oq->stats.syncp);
+	do {
+		pi.filled = false;
+		if (pass_mode)
+			taken = octep_oq_pass_flagged(oq, budget - done,
+						      &qv->napi, &pi);
+		else
+			taken = octep_oq_pass(oq, budget - done, &qv->napi,
+					      &pi);
+		if (!passes && rescued &&
+		    (taken >= OCTEP_STALL_PKTS || pi.filled))
+			oq->stats.rxwd_stalls++;
+		passes++;
+		done += taken;
+	} while (taken && done < budget && !pi.unseen);
+
+	oq->stats.visits++;
+	oq->stats.passes += passes;
+	if (passes > oq->stats.passes_max)
+		oq->stats.passes_max = passes;
+	if (done >= budget)
+		oq->stats.oq_bound++;
+	u64_stats_update_end(&oq->stats.syncp);
+
+	/* Rule 3: work left behind that no crossing will announce. */
+	if (done < budget &&
+	    (pi.unseen || test_bit(OCTEP_OQ_REFILL, &oq->flags))) {
+		u64_stats_update_begin(&oq->stats.syncp);
+		oq->stats.tick_requests++;
+		u64_stats_update_end(&oq->stats.syncp);
+		octep_wd_request_tick(oq);
+	}
+	return done;
+}
+
+/**
+ * octep_napi_poll() - NAPI poll of a ring pair: reap transmit, visit receive
+ * @napi: the ring pair's NAPI context
+ * @budget: packets this poll may take from the output ring
+ *
+ * Return: packets' buffers taken, or @budget to stay scheduled.
+ */
+int octep_napi_poll(struct napi_struct *napi, int budget)
+{
+	struct octep_qvec *qv = container_of(napi, struct octep_qvec, napi);
+	struct octep_oq *oq = &qv->oq;
+	bool tx_done;
+	int done;
+
+	tx_done = octep_iq_reap(&qv->iq, budget);
+	if (unlikely(!budget))
+		return 0;	/* netpoll: transmit completions only */
+
+	done = octep_oq_visit(qv, budget);
+	if (done >= budget || !tx_done)
+		return budget;
+
+	if (napi_complete_done(napi, done)) {
+		/*
+		 * SCHED given back with no note: only now may the ring's
+		 * interrupt fire again. A crossing while it was off is
+		 * latched by the block and fires here.
+		 */
+		octep_regs_write_levels(qv, true);
+		if (octep_resend) {
+			/* As octeon_ep: RESEND after the count, counted. */
+			octep_wr64(qv->oct, OCTEP_SDP_R_OUT_CNTS(qv->idx),
+				   OCTEP_SDP_CNTS_RESEND);
+			u64_stats_update_begin(&oq->stats.syncp);
+			oq->stats.resend++;
+			u64_stats_update_end(&oq->stats.syncp);
+		}
+	} else {
+		/* A note was left (rule 2): NAPI polls this ring again. */
+		u64_stats_update_begin(&oq->stats.syncp);
+		oq->stats.oq_handed++;
+		u64_stats_update_end(&oq->stats.syncp);
+	}
+	return done;
+}
+
+/**
+ * octep_pass_watchdog_ring() - service=pass: the old watchdog's pass
+ * @qv: ring pair
+ *
+ * Runs in the softirq-mode watchdog timer. Takes the ring's flag and makes
+ * ONE pass itself, handing packets up with netif_receive_skb(). It neither
+ * schedules NAPI nor looks again: this is the servicing the report found
+ * leaving rings, kept only for the tests to catch.
+ *
+ * Return: true if the ring's count was nonzero.
+ */
+bool octep_pass_watchdog_ring(struct octep_qvec *qv)
+{
+	struct octep_oq *oq = &qv->oq;
+	struct octep_pass_info pi = {};
+	bool asked;
+	u64 cnt;
+	u32 taken;
+
+	cnt = octep_rd64(qv->oct, OCTEP_SDP_R_OUT_CNTS(qv->idx)) &
+	      OCTEP_SDP_CNTS_COUNT;
+	asked = test_and_clear_bit(OCTEP_OQ_TICK_REQ, &oq->flags);
+	if (!cnt)
+		return false;
+	if (test_and_set_bit_lock(OCTEP_OQ_PASS_HELD, &oq->flags)) {
+		atomic64_inc(&oq->oq_declined);
+		return true;
+	}
+	if (!asked)
+		atomic64_inc(&oq->rxwd_rescues);
+	u64_stats_update_begin(&oq->stats.syncp);
+	taken = octep_oq_pass(oq, oq->size, NULL, &pi);
+	if (!asked && (taken >= OCTEP_STALL_PKTS || pi.filled))
+		oq->stats.rxwd_stalls++;
+	oq->stats.passes++;
+	u64_stats_update_end(&oq->stats.syncp);
+	clear_bit_unlock(OCTEP_OQ_PASS_HELD, &oq->flags);
+	return true;
+}
+
+/**
+ * octep_oq_alloc() - allocate an output ring, its buffers' pool and pages
+ * @qv: ring pair; the ring size is the device's rx_ring_size
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int octep_oq_alloc(struct octep_qvec *qv)
+{
+	struct octep_dev *oct = qv->oct;
+	struct octep_oq *oq = &qv->oq;
+	struct device *dd = oct->sdp->dma_dev;
+	struct page_pool_params pp = {
+		.order = 0,
+		.flags = PP_FLAG_DMA_MAP,
+		.pool_size = oct->rx_ring_size,
+		.nid = NUMA_NO_NODE,
+		.dev = dd,
+		.dma_dir = DMA_FROM_DEVICE,
+		.netdev = oct->netdev,
+	};
+
+	oq->qv = qv;
+	oq->size = oct->rx_ring_size;
+	oq->head = 0;
+	oq->fill = 0;
+	oq->posted = 0;
+	oq->flags = 0;
+	oq->desc = dma_alloc_coherent(dd, oq->size * sizeof(*oq->desc),
+				      &oq->desc_dma, GFP_KERNEL);
+	if (!oq->desc)
+		return -ENOMEM;
+	oq->pages = kcalloc(oq->size, sizeof(*oq->pages), GFP_KERNEL);
+	if (!oq->pages)
+		goto err_desc;
+	oq->pp = page_pool_create(&pp);
+	if (IS_ERR(oq->pp)) {
+		oq->pp = NULL;
+		goto err_pages;
+	}
+	return 0;
+
+err_pages:
+	kfree(oq->pages);
+	oq->pages = NULL;
+err_desc:
+	dma_free_coherent(dd, oq->size * sizeof(*oq->desc), oq->desc,
+			  oq->desc_dma);
+	oq->desc = NULL;
+	return -ENOMEM;
+}
+
+/**
+ * octep_oq_free() - free an output ring the block no longer uses
+ * @qv: ring pair, its ring disabled (octep_regs_ring_disable())
+ *
+ * Packets the block had counted and nobody took are counted as drops.
+ */
+void octep_oq_free(struct octep_qvec *qv)
+{
+	struct octep_oq *oq = &qv->oq;
+	struct device *dd = qv->oct->sdp->dma_dev;
+	u64 cnt;
+	u32 i;
+
+	if (!oq->desc)
+		return;
+	cnt = octep_rd64(qv->oct, OCTEP_SDP_R_OUT_CNTS(qv->idx)) &
+	      OCTEP_SDP_CNTS_COUNT;
+	if (cnt) {
+		octep_wr64(qv->oct, OCTEP_SDP_R_OUT_CNTS(qv->idx), cnt);
+		u64_stats_update_begin(&oq->stats.syncp);
+		oq->stats.drops += cnt;
+		u64_stats_update_end(&oq->stats.syncp);
+	}
+	for (i = 0; i < oq->size; i++)
+		if (oq->pages[i])
+			page_pool_put_full_page(oq->pp, oq->pages[i], false);
+	page_pool_destroy(oq->pp);
+	oq->pp = NULL;
+	kfree(oq->pages);
+	oq->pages = NULL;
+	dma_free_coherent(dd, oq->size * sizeof(*oq->desc), oq->desc,
+			  oq->desc_dma);
+	oq->desc = NULL;
+	oq->posted = 0;
+}

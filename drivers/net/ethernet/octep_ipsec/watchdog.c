@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * octep_ipsec: the receive watchdog, and rule 3's tick requests.
+ *
+ * An hrtimer that looks at every ring's count each period (devlink param
+ * rxwd_period_us). It never reads a ring: with service=visit it asks for a
+ * visit through napi_schedule_prep() like every other servicer, so a ring
+ * held by a poll gets a note (MISSED) instead of a second servicer.
+ *
+ * Tick requests: a visit that leaves work behind sets its ring's
+ * OCTEP_OQ_TICK_REQ bit and calls octep_wd_request_tick(). The bit is
+ * remembered until a tick looks at that ring, and every arming of the timer
+ * (the request itself, the timer's own rearm, the resume, a period change)
+ * goes through octep_wd_arm_locked(), which keeps an expiry that is sooner
+ * than the one asked for. So arming for a full period never puts back a
+ * pending request for the next tick - the override the report found in the
+ * watchdog's own exit and in the resume.
+ */
+#include "octep_ipsec.h"
+
+static enum hrtimer_mode octep_wd_mode(void)
+{
+	/* service=pass: the old watchdog makes a pass itself, in softirq. */
+	return octep_service == OCTEP_SERVICE_PASS ? HRTIMER_MODE_ABS_SOFT :
+						     HRTIMER_MODE_ABS;
+}
+
+/* Arm for @delay_ns from now unless a sooner expiry is pending. */
+static void octep_wd_arm_locked(struct octep_dev *oct, u64 delay_ns)
+{
+	ktime_t exp;
+
+	lockdep_assert_held(&oct->wd_lock);
+	if (!oct->wd_on)
+		return;
+	exp = ktime_add_ns(ktime_get(), delay_ns);
+	if (hrtimer_is_queued(&oct->wd_timer) &&
+	    !ktime_after(hrtimer_get_expires(&oct->wd_timer), exp))
+		return;
+	hrtimer_start(&oct->wd_timer, exp, octep_wd_mode());
+}
+
+/* The soonest the watchdog is owed: a ring's tick request, or the period. */
+static u64 octep_wd_next_ns(struct octep_dev *oct)
+{
+	u32 period = READ_ONCE(oct->rxwd_period_us);
+	unsigned int q;
+
+	for (q = 0; q < oct->num_rings; q++)
+		if (test_bit(OCTEP_OQ_TICK_REQ, &oct->qv[q].oq.flags))
+			return OCTEP_RXWD_TICK_US * NSEC_PER_USEC;
+	return (u64)period * NSEC_PER_USEC;
+}
+
+static void octep_wd_rearm(struct octep_dev *oct)
+{
+	unsigned long flags;
+	u64 ns;
+
+	spin_lock_irqsave(&oct->wd_lock, flags);
+	ns = octep_wd_next_ns(oct);
+	if (ns)
+		octep_wd_arm_locked(oct, ns);
+	spin_unlock_irqrestore(&oct->wd_lock, flags);
+}
+
+/* service=visit: look at one ring; schedule its NAPI if it has packets. */
+static bool octep_wd_look(struct octep_qvec *qv)
+{
+	struct octep_oq *oq = &qv->oq;
+	bool asked;
+	u64 cnt;
+
+	cnt = octep_rd64(qv->oct, OCTEP_SDP_R_OUT_CNTS(qv->idx)) &
+	      OCTEP_SDP_CNTS_COUNT;
+	/* This tick is the one the ring asked for, whatever it finds. */
+	asked = test_and_clear_bit(OCTEP_OQ_TICK_REQ, &oq->flags);
+	if (!cnt && !test_bit(OCTEP_OQ_REFILL, &oq->flags))
+		return false;
+	if (napi_schedule_prep(&qv->napi)) {
+		/*
+		 * We hold SCHED now and the poll cannot start before
+		 * __napi_schedule(): it reads RESCUED at its start and judges
+		 * the stall from its first pass.
+		 */
+		if (!asked && cnt) {
+			atomic64_inc(&oq->rxwd_rescues);
+			set_bit(OCTEP_OQ_RESCUED, &oq->flags);
+		}
+		__napi_schedule(&qv->napi);
+	} else {
+		/* Held: a note is left and the holder looks (rule 2). */
+		atomic64_inc(&oq->oq_declined);
+	}
+	return cnt;
+}
+
+static enum hrtimer_restart octep_wd_fire(struct hrtimer *t)
+{
+	struct octep_dev *oct = container_of(t, struct octep_dev, wd_timer);
+	bool found = false;
+	unsigned int q;
+
+	atomic64_inc(&oct->rxwd_ticks);
+	for (q = 0; q < oct->num_rings; q++) {
+		if (octep_service == OCTEP_SERVICE_PASS)
+			found |= octep_pass_watchdog_ring(&oct->qv[q]);
+		else
+			found |= octep_wd_look(&oct->qv[q]);
+	}
+	if (found)
+		atomic64_inc(&oct->rxwd_runs);
+	/*
+	 * Rearm through the one arming function (soonest wins) rather than
+	 * by HRTIMER_RESTART: a request made while this ran may already have
+	 * queued an earlier expiry.
+	 */
+	octep_wd_rearm(oct);
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * octep_wd_request_tick() - rule 3: ask for the watchdog's next tick
+ * @oq: the ring leaving work behind
+ *
+ * Remembered in the ring's OCTEP_OQ_TICK_REQ until a tick looks at it.
+ */
+void octep_wd_request_tick(struct octep_oq *oq)
+{
+	struct octep_dev *oct = oq->qv->oct;
+	unsigned long flags;
+
+	set_bit(OCTEP_OQ_TICK_REQ, &oq->flags);
+	spin_lock_irqsave(&oct->wd_lock, flags);
+	octep_wd_arm_locked(oct, OCTEP_RXWD_TICK_US * NSEC_PER_USEC);
+	spin_unlock_irqrestore(&oct->wd_lock, flags);
+}
+
+/**
+ * octep_wd_start() - let the watchdog run; keeps pending tick requests
+ * @oct: device
+ */
+void octep_wd_start(struct octep_dev *oct)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&oct->wd_lock, flags);
+	oct->wd_on = true;
+	spin_unlock_irqrestore(&oct->wd_lock, flags);
+	octep_wd_rearm(oct);
+}
+
+/**
+ * octep_wd_stop() - stop the watchdog and wait out a running tick
+ * @oct: device
+ *
+ * Tick requests stay set: octep_wd_start() honours them.
+ */
+void octep_wd_stop(struct octep_dev *oct)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&oct->wd_lock, flags);
+	oct->wd_on = false;
+	spin_unlock_irqrestore(&oct->wd_lock, flags);
+	hrtimer_cancel(&oct->wd_timer);
+}
+
+/**
+ * octep_wd_set_period() - devlink rxwd_period_us
+ * @oct: device
+ * @period_us: new period, 0 for no periodic tick (requests still arm it)
+ */
+void octep_wd_set_period(struct octep_dev *oct, u32 period_us)
+{
+	WRITE_ONCE(oct->rxwd_period_us, period_us);
+	octep_wd_rearm(oct);
+}
+
+/**
+ * octep_wd_init() - set up the watchdog timer (not started)
+ * @oct: device
+ */
+void octep_wd_init(struct octep_dev *oct)
+{
+	spin_lock_init(&oct->wd_lock);
+	hrtimer_init(&oct->wd_timer, CLOCK_MONOTONIC, octep_wd_mode());
+	oct->wd_timer.function = octep_wd_fire;
+}
