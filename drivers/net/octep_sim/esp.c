@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * octep_sim: ESP on the engine's two paths, rfc4106 AES-GCM through the
+ * kernel crypto API.
+ *
+ * Out (host to wire), as the instruction's OCTEP_SDP_TX_IPSEC_OP says:
+ *  - ENCRYPT (crypto offload): the stack built the ESP header (SPI and the
+ *    low half of the sequence number), the trailer (padding, pad length,
+ *    next header) and room for the IV and the ICV, and set the IP length
+ *    (Documentation/networking/xfrm_device.rst). The block writes the IV
+ *    (the 64-bit sequence number: unique per key, as RFC 4106 asks),
+ *    encrypts in place and writes the ICV.
+ *  - ENCAP (packet offload): the frame is plain; the block inserts (or,
+ *    in tunnel mode, prepends with a new outer header) ESP with its own
+ *    sequence number, pads, encrypts and writes the ICV.
+ * In (wire to host): an ESP packet whose SPI and destination name an
+ * inbound entry is checked against the replay window, decrypted and
+ * verified, and (packet offload) stripped back to the plain packet; the
+ * response header gets the entry's handle and a status. ESP with no entry
+ * goes up unchanged (the host's software may hold its SA).
+ *
+ * Frames are Ethernet; skb->data is the MAC header on both paths.
+ */
+#include <crypto/aead.h>
+#include <linux/bitfield.h>
+#include <linux/etherdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/scatterlist.h>
+#include <net/dsfield.h>
+#include <net/esp.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+
+#include "octep_sim.h"
+#include "ipsec.h"
+
+/* Where the headers of a frame are (offsets from skb->data). */
+struct osim_pkt {
+	unsigned int l3;	/* IP header */
+	unsigned int l4;	/* what follows the IP header(s) */
+	unsigned int end;	/* end of the IP packet */
+	u8 family;		/* 4 or 6 */
+	u8 proto;		/* IPPROTO_* at l4 */
+	bool frag;		/* an IP fragment: not ours to look into */
+};
+
+static void osim_ipsec_inc(struct osim_ipsec *ips, enum osim_ipsec_cnt c)
+{
+	atomic64_inc(&ips->cnt[c]);
+}
+
+/* Parse a linear frame's L3 header. */
+static int osim_parse(struct sk_buff *skb, struct osim_pkt *p)
+{
+	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
+	int off;
+
+	memset(p, 0, sizeof(*p));
+	if (skb->len < ETH_HLEN)
+		return -EINVAL;
+	p->l3 = ETH_HLEN;
+	if (eth->h_proto == htons(ETH_P_IP)) {
+		const struct iphdr *iph;
+
+		if (skb->len < p->l3 + sizeof(*iph))
+			return -EINVAL;
+		iph = (const struct iphdr *)(skb->data + p->l3);
+		if (iph->version != 4 || iph->ihl < 5 ||
+		    ntohs(iph->tot_len) < iph->ihl * 4 ||
+		    p->l3 + ntohs(iph->tot_len) > skb->len)
+			return -EINVAL;
+		p->family = 4;
+		p->l4 = p->l3 + iph->ihl * 4;
+		p->end = p->l3 + ntohs(iph->tot_len);
+		p->proto = iph->protocol;
+		p->frag = ip_is_fragment(iph);
+		return 0;
+	}
+	if (eth->h_proto == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6h;
+		__be16 frag_off = 0;
+		u8 nh;
+
+		if (skb->len < p->l3 + sizeof(*ip6h))
+			return -EINVAL;
+		ip6h = (const struct ipv6hdr *)(skb->data + p->l3);
+		if (ip6h->version != 6 ||
+		    p->l3 + sizeof(*ip6h) + ntohs(ip6h->payload_len) > skb->len)
+			return -EINVAL;
+		p->family = 6;
+		p->end = p->l3 + sizeof(*ip6h) + ntohs(ip6h->payload_len);
+		nh = ip6h->nexthdr;
+		off = ipv6_skip_exthdr(skb, p->l3 + sizeof(*ip6h), &nh,
+				       &frag_off);
+		if (off < 0)
+			return -EINVAL;
+		p->l4 = off;
+		p->proto = nh;
+		p->frag = nh == NEXTHDR_FRAGMENT || frag_off;
+		return 0;
+	}
+	return -EPROTONOSUPPORT;
+}
+
+/* Make @skb linear and writable, headers parsed. */
+static int osim_prepare(struct sk_buff *skb, struct osim_pkt *p)
+{
+	if (skb_linearize_cow(skb))
+		return -ENOMEM;
+	return osim_parse(skb, p);
+}
+
+/*
+ * Run the cipher over one ESP packet in place. @esph: the ESP header;
+ * @data: what follows the IV; @len: bytes to encrypt (the ICV follows
+ * them), or to decrypt including the ICV. Returns 0, -EBADMSG when the ICV
+ * does not verify, or another negative errno.
+ */
+static int osim_esp_crypt(struct osim_flow *f, const struct ip_esp_hdr *esph,
+			  u32 seq_hi, const u8 *iv, u8 *data,
+			  unsigned int len, bool enc)
+{
+	unsigned int reqsize = ALIGN(sizeof(struct aead_request) +
+				     crypto_aead_reqsize(f->aead), 8);
+	struct scatterlist sg[2];
+	struct aead_request *req;
+	unsigned int alen = 0;
+	u8 *buf, *aad, *ivb;
+	__be32 hi;
+	int err;
+
+	/* The AAD and IV are in the same allocation: not on the stack. */
+	buf = kmalloc(reqsize + 32, GFP_ATOMIC);
+	if (!buf)
+		return -ENOMEM;
+	req = (struct aead_request *)buf;
+	aad = buf + reqsize;
+	ivb = aad + 24;
+	memcpy(aad, &esph->spi, 4);
+	alen = 4;
+	if (f->esn) {
+		hi = htonl(seq_hi);
+		memcpy(aad + alen, &hi, 4);
+		alen += 4;
+	}
+	memcpy(aad + alen, &esph->seq_no, 4);
+	alen += 4;
+	/* rfc4106 takes the IV as the last 8 bytes of the associated data. */
+	memcpy(aad + alen, iv, OSIM_IV_LEN);
+	memcpy(ivb, iv, OSIM_IV_LEN);
+
+	sg_init_table(sg, 2);
+	sg_set_buf(&sg[0], aad, alen + OSIM_IV_LEN);
+	sg_set_buf(&sg[1], data, enc ? len + OSIM_ICV_LEN : len);
+	aead_request_set_tfm(req, f->aead);
+	aead_request_set_callback(req, 0, NULL, NULL);
+	aead_request_set_ad(req, alen + OSIM_IV_LEN);
+	aead_request_set_crypt(req, sg, sg, len, ivb);
+	err = enc ? crypto_aead_encrypt(req) : crypto_aead_decrypt(req);
+	kfree_sensitive(buf);
+	return err;
+}
+
+static void osim_fill_iv(u8 *iv, u64 seq)
+{
+	__be64 v = cpu_to_be64(seq);
+
+	memcpy(iv, &v, OSIM_IV_LEN);
+}
+
+/* Crypto offload, out: the ESP packet is built; fill IV, encrypt, ICV. */
+static int osim_esp_encrypt(struct osim_flow *f, struct sk_buff *skb,
+			    const struct osim_pkt *p)
+{
+	unsigned int hlen = sizeof(struct ip_esp_hdr) + OSIM_IV_LEN;
+	struct ip_esp_hdr *esph;
+	unsigned int len;
+	u8 *iv;
+	u64 seq;
+
+	if (p->frag || p->proto != IPPROTO_ESP ||
+	    p->end < p->l4 + hlen + 2 + OSIM_ICV_LEN)
+		return -EINVAL;
+	esph = (struct ip_esp_hdr *)(skb->data + p->l4);
+	if (esph->spi != f->spi)
+		return -EINVAL;
+	len = p->end - p->l4 - hlen - OSIM_ICV_LEN;
+
+	spin_lock_bh(&f->lock);
+	if (f->esn)
+		seq = osim_seq_infer(f->seq, ntohl(esph->seq_no), 1U << 31);
+	else
+		seq = ntohl(esph->seq_no);
+	if (seq > f->seq)
+		f->seq = seq;
+	f->packets++;
+	f->bytes += p->end - p->l3;
+	spin_unlock_bh(&f->lock);
+
+	iv = skb->data + p->l4 + sizeof(*esph);
+	osim_fill_iv(iv, seq);
+	return osim_esp_crypt(f, esph, upper_32_bits(seq), iv, iv + OSIM_IV_LEN,
+			      len, true);
+}
+
+/* Grow @skb by @head in front (headers moved by the caller) and @tail. */
+static int osim_make_room(struct sk_buff *skb, unsigned int head,
+			  unsigned int tail)
+{
+	int nh = max_t(int, 0, (int)head - (int)skb_headroom(skb));
+	int nt = max_t(int, 0, (int)tail - (int)skb_tailroom(skb));
+
+	if (!nh && !nt && !skb_cloned(skb))
+		return 0;
+	return pskb_expand_head(skb, nh, nt, GFP_ATOMIC);
+}
+
+/* Packet offload, out: build ESP around the plain packet and encrypt. */
+static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
+			  struct sk_buff *skb, const struct osim_pkt *p)
+{
+	unsigned int hlen = sizeof(struct ip_esp_hdr) + OSIM_IV_LEN;
+	bool tunnel = f->mode == OCTEP_SDP_FLOW_MODE_TUNNEL;
+	unsigned int plen, padlen, tail, head, outer = 0, i;
+	struct ip_esp_hdr *esph;
+	u8 nexthdr, dsfield;
+	u8 *trailer, *iv;
+	u16 ip_id;
+	u64 seq;
+
+	if (tunnel) {
+		if (f->inner_family && f->inner_family != p->family)
+			return -EINVAL;
+		plen = p->end - p->l3;
+		nexthdr = p->family == 4 ? IPPROTO_IPIP : IPPROTO_IPV6;
+		outer = f->family == 4 ? sizeof(struct iphdr) :
+					 sizeof(struct ipv6hdr);
+		if (p->family == 4)
+			dsfield = ipv4_get_dsfield((struct iphdr *)
+						   (skb->data + p->l3));
+		else
+			dsfield = ipv6_get_dsfield((struct ipv6hdr *)
+						   (skb->data + p->l3));
+	} else {
+		/* Transport: ESP goes right after the base IP header. */
+		if (p->family != f->family || p->frag ||
+		    (p->family == 6 && p->l4 != p->l3 + sizeof(struct ipv6hdr)))
+			return -EINVAL;
+		plen = p->end - p->l4;
+		nexthdr = p->proto;
+		dsfield = 0;
+	}
+	padlen = (4 - ((plen + 2) & 3)) & 3;
+	tail = padlen + 2 + OSIM_ICV_LEN;
+	head = hlen + outer;
+
+	spin_lock_bh(&f->lock);
+	if (!f->esn && f->seq >= U32_MAX) {
+		spin_unlock_bh(&f->lock);
+		osim_ipsec_inc(ips, OSIM_TX_SEQ_OVERFLOW);
+		return -EOVERFLOW;
+	}
+	seq = ++f->seq;
+	ip_id = f->ip_id++;
+	f->packets++;
+	f->bytes += (tunnel ? outer : p->l4 - p->l3) + hlen + plen + tail;
+	spin_unlock_bh(&f->lock);
+
+	/* Drop any link-layer padding after the IP packet. */
+	if (skb->len > p->end)
+		skb_trim(skb, p->end);
+	if (osim_make_room(skb, head, tail))
+		return -ENOMEM;
+	trailer = skb_put(skb, tail);
+	for (i = 0; i < padlen; i++)
+		trailer[i] = i + 1;
+	trailer[padlen] = padlen;
+	trailer[padlen + 1] = nexthdr;
+	memset(trailer + padlen + 2, 0, OSIM_ICV_LEN);
+
+	if (tunnel) {
+		struct ethhdr *eth;
+
+		skb_push(skb, head);
+		memmove(skb->data, skb->data + head, ETH_HLEN);
+		eth = (struct ethhdr *)skb->data;
+		/* The block addresses the link's far end itself. */
+		ether_addr_copy(eth->h_dest, ips->dev->wire->dev_addr);
+		if (f->family == 4) {
+			struct iphdr *iph = (struct iphdr *)(skb->data +
+							     ETH_HLEN);
+
+			eth->h_proto = htons(ETH_P_IP);
+			memset(iph, 0, sizeof(*iph));
+			iph->version = 4;
+			iph->ihl = 5;
+			iph->tos = dsfield;
+			iph->tot_len = htons(outer + hlen + plen + tail);
+			iph->id = htons(ip_id);
+			iph->ttl = 64;
+			iph->protocol = IPPROTO_ESP;
+			memcpy(&iph->saddr, f->saddr, 4);
+			memcpy(&iph->daddr, f->daddr, 4);
+			ip_send_check(iph);
+		} else {
+			struct ipv6hdr *ip6h = (struct ipv6hdr *)(skb->data +
+								  ETH_HLEN);
+
+			eth->h_proto = htons(ETH_P_IPV6);
+			ip6_flow_hdr(ip6h, dsfield, 0);
+			ip6h->payload_len = htons(hlen + plen + tail);
+			ip6h->nexthdr = IPPROTO_ESP;
+			ip6h->hop_limit = 64;
+			memcpy(&ip6h->saddr, f->saddr, 16);
+			memcpy(&ip6h->daddr, f->daddr, 16);
+		}
+		esph = (struct ip_esp_hdr *)(skb->data + ETH_HLEN + outer);
+	} else {
+		skb_push(skb, hlen);
+		memmove(skb->data, skb->data + hlen, p->l4);
+		if (p->family == 4) {
+			struct iphdr *iph = (struct iphdr *)(skb->data + p->l3);
+
+			iph->protocol = IPPROTO_ESP;
+			iph->tot_len = htons(p->l4 - p->l3 + hlen + plen + tail);
+			ip_send_check(iph);
+		} else {
+			struct ipv6hdr *ip6h = (struct ipv6hdr *)(skb->data +
+								  p->l3);
+
+			ip6h->nexthdr = IPPROTO_ESP;
+			ip6h->payload_len = htons(hlen + plen + tail);
+		}
+		esph = (struct ip_esp_hdr *)(skb->data + p->l4);
+	}
+	skb_reset_mac_header(skb);
+	esph->spi = f->spi;
+	esph->seq_no = htonl(lower_32_bits(seq));
+	iv = (u8 *)(esph + 1);
+	osim_fill_iv(iv, seq);
+	return osim_esp_crypt(f, esph, upper_32_bits(seq), iv, iv + OSIM_IV_LEN,
+			      plen + padlen + 2, true);
+}
+
+/**
+ * osim_ipsec_tx() - apply the instruction's IPsec operation to a frame
+ * @dev: model device
+ * @skb: the frame from the host, checksums already done
+ * @flags: the instruction's flags word
+ *
+ * Return: 0 to send @skb (possibly changed) to the wire, or a negative
+ * errno to drop it (counted in debugfs ipsec/).
+ */
+int osim_ipsec_tx(struct osim_dev *dev, struct sk_buff *skb, u64 flags)
+{
+	u8 op = FIELD_GET(OCTEP_SDP_TX_IPSEC_OP, flags);
+	struct osim_ipsec *ips = dev->ipsec;
+	struct osim_flow *f;
+	struct osim_pkt p;
+	int err;
+
+	if (op == OCTEP_SDP_TX_IPSEC_NONE)
+		return 0;
+	if (!ips)
+		return -ENODEV;
+
+	rcu_read_lock();
+	f = osim_flow_lookup_out(ips, FIELD_GET(OCTEP_SDP_TX_FLOW_HANDLE,
+						flags));
+	if (!f || (op == OCTEP_SDP_TX_IPSEC_ENCRYPT &&
+		   f->type != OCTEP_SDP_FLOW_TYPE_CRYPTO) ||
+	    (op == OCTEP_SDP_TX_IPSEC_ENCAP &&
+	     f->type != OCTEP_SDP_FLOW_TYPE_PACKET) ||
+	    (op != OCTEP_SDP_TX_IPSEC_ENCRYPT &&
+	     op != OCTEP_SDP_TX_IPSEC_ENCAP)) {
+		rcu_read_unlock();
+		osim_ipsec_inc(ips, OSIM_TX_NO_ENTRY);
+		return -ENOENT;
+	}
+	err = osim_prepare(skb, &p);
+	if (!err) {
+		if (op == OCTEP_SDP_TX_IPSEC_ENCRYPT)
+			err = osim_esp_encrypt(f, skb, &p);
+		else
+			err = osim_esp_encap(ips, f, skb, &p);
+	}
+	rcu_read_unlock();
+	if (err) {
+		if (err != -EOVERFLOW)
+			osim_ipsec_inc(ips, OSIM_TX_BAD);
+		return err;
+	}
+	osim_ipsec_inc(ips, op == OCTEP_SDP_TX_IPSEC_ENCRYPT ?
+			    OSIM_TX_ENCRYPT : OSIM_TX_ENCAP);
+	return 0;
+}
+
+/* Packet offload, in: strip ESP from a verified, decrypted packet. */
+static int osim_esp_decap(struct osim_flow *f, struct sk_buff *skb,
+			  const struct osim_pkt *p)
+{
+	unsigned int hlen = sizeof(struct ip_esp_hdr) + OSIM_IV_LEN;
+	unsigned int start = p->l4 + hlen, plen, newend;
+	u8 padlen, nexthdr;
+
+	plen = p->end - start - OSIM_ICV_LEN;
+	padlen = skb->data[start + plen - 2];
+	nexthdr = skb->data[start + plen - 1];
+	if (padlen + 2 > plen)
+		return -EINVAL;
+	newend = start + plen - padlen - 2;
+
+	if (f->mode == OCTEP_SDP_FLOW_MODE_TUNNEL) {
+		struct ethhdr *eth;
+
+		if (nexthdr != IPPROTO_IPIP && nexthdr != IPPROTO_IPV6)
+			return -EINVAL;
+		skb_trim(skb, newend);
+		memmove(skb->data + start - ETH_HLEN, skb->data, ETH_HLEN);
+		skb_pull(skb, start - ETH_HLEN);
+		eth = (struct ethhdr *)skb->data;
+		eth->h_proto = htons(nexthdr == IPPROTO_IPIP ? ETH_P_IP :
+							       ETH_P_IPV6);
+	} else {
+		if (p->family == 6 && p->l4 != p->l3 + sizeof(struct ipv6hdr))
+			return -EINVAL;
+		skb_trim(skb, newend);
+		memmove(skb->data + hlen, skb->data, p->l4);
+		skb_pull(skb, hlen);
+		if (p->family == 4) {
+			struct iphdr *iph = (struct iphdr *)(skb->data + p->l3);
+
+			iph->protocol = nexthdr;
+			iph->tot_len = htons(skb->len - p->l3);
+			ip_send_check(iph);
+		} else {
+			struct ipv6hdr *ip6h = (struct ipv6hdr *)(skb->data +
+								  p->l3);
+
+			ip6h->nexthdr = nexthdr;
+			ip6h->payload_len = htons(skb->len - p->l3 -
+						  sizeof(*ip6h));
+		}
+	}
+	skb_reset_mac_header(skb);
+	return 0;
+}
+
+static u64 osim_rx_ext(u8 status, u32 handle)
+{
+	return FIELD_PREP(OCTEP_SDP_RX_IPSEC_STATUS, status) |
+	       FIELD_PREP(OCTEP_SDP_RX_FLOW_HANDLE, handle);
+}
+
+/**
+ * osim_ipsec_rx() - apply the inbound flow table to a frame from the wire
+ * @dev: model device
+ * @skb: the frame
+ *
+ * Return: the response header ext bits to add (IPsec status and handle),
+ * 0 for a frame that is not ESP or that the table does not look into.
+ */
+u64 osim_ipsec_rx(struct osim_dev *dev, struct sk_buff *skb)
+{
+	unsigned int hlen = sizeof(struct ip_esp_hdr) + OSIM_IV_LEN;
+	struct osim_ipsec *ips = dev->ipsec;
+	struct ip_esp_hdr *esph;
+	const void *daddr;
+	struct osim_flow *f;
+	struct osim_pkt p;
+	u8 status, *iv;
+	u32 handle;
+	u64 seq;
+	int err;
+
+	/* Paired with the table_lock writer: a stale 0 only skips a look. */
+	if (!ips || !READ_ONCE(ips->used[OSIM_FLOW_IN]))
+		return 0;
+	/* Look before copying: most frames are not ESP. */
+	if (!pskb_may_pull(skb, min_t(unsigned int, skb->len, 128)) ||
+	    osim_parse(skb, &p) || p.proto != IPPROTO_ESP || p.frag)
+		return 0;
+	if (osim_prepare(skb, &p))
+		return 0;
+	if (p.end < p.l4 + sizeof(*esph)) {
+		osim_ipsec_inc(ips, OSIM_RX_MALFORMED);
+		return osim_rx_ext(OCTEP_SDP_IPSEC_MALFORMED, 0);
+	}
+	esph = (struct ip_esp_hdr *)(skb->data + p.l4);
+	if (p.family == 4)
+		daddr = &((struct iphdr *)(skb->data + p.l3))->daddr;
+	else
+		daddr = &((struct ipv6hdr *)(skb->data + p.l3))->daddr;
+
+	rcu_read_lock();
+	f = osim_flow_lookup_in(ips, p.family, esph->spi, daddr);
+	if (!f) {
+		rcu_read_unlock();
+		osim_ipsec_inc(ips, OSIM_RX_NO_ENTRY);
+		return osim_rx_ext(OCTEP_SDP_IPSEC_NO_ENTRY, 0);
+	}
+	handle = f->handle;
+	/* Room for the header, the IV, a 4-aligned trailer and the ICV. */
+	if (p.end < p.l4 + hlen + 4 + OSIM_ICV_LEN ||
+	    (p.end - p.l4 - hlen - OSIM_ICV_LEN) % 4) {
+		status = OCTEP_SDP_IPSEC_MALFORMED;
+		goto out;
+	}
+
+	spin_lock_bh(&f->lock);
+	if (f->esn)
+		seq = osim_seq_infer(f->seq, ntohl(esph->seq_no),
+				     max_t(u32, f->window, 32));
+	else
+		seq = ntohl(esph->seq_no);
+	if (!osim_replay_check(f, seq)) {
+		f->replay++;
+		spin_unlock_bh(&f->lock);
+		status = OCTEP_SDP_IPSEC_REPLAY;
+		goto out;
+	}
+	spin_unlock_bh(&f->lock);
+
+	iv = (u8 *)(esph + 1);
+	err = osim_esp_crypt(f, esph, upper_32_bits(seq), iv,
+			     iv + OSIM_IV_LEN,
+			     p.end - p.l4 - hlen, false);
+	if (err) {
+		spin_lock_bh(&f->lock);
+		f->bad_icv++;
+		spin_unlock_bh(&f->lock);
+		status = err == -EBADMSG ? OCTEP_SDP_IPSEC_BAD_ICV :
+					   OCTEP_SDP_IPSEC_MALFORMED;
+		goto out;
+	}
+
+	spin_lock_bh(&f->lock);
+	/* Another copy may have passed the window while we decrypted. */
+	if (!osim_replay_check(f, seq)) {
+		f->replay++;
+		spin_unlock_bh(&f->lock);
+		status = OCTEP_SDP_IPSEC_REPLAY;
+		goto out;
+	}
+	osim_replay_advance(f, seq);
+	f->packets++;
+	f->bytes += p.end - p.l3;
+	spin_unlock_bh(&f->lock);
+
+	status = OCTEP_SDP_IPSEC_OK;
+	if (f->type == OCTEP_SDP_FLOW_TYPE_PACKET && osim_esp_decap(f, skb, &p))
+		status = OCTEP_SDP_IPSEC_MALFORMED;
+out:
+	rcu_read_unlock();
+	switch (status) {
+	case OCTEP_SDP_IPSEC_OK:
+		osim_ipsec_inc(ips, OSIM_RX_OK);
+		break;
+	case OCTEP_SDP_IPSEC_BAD_ICV:
+		osim_ipsec_inc(ips, OSIM_RX_BAD_ICV);
+		break;
+	case OCTEP_SDP_IPSEC_REPLAY:
+		osim_ipsec_inc(ips, OSIM_RX_REPLAY);
+		break;
+	default:
+		osim_ipsec_inc(ips, OSIM_RX_MALFORMED);
+		break;
+	}
+	return osim_rx_ext(status, handle);
+}

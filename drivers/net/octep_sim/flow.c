@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * octep_sim: the flow table. Entries are ESP security associations, one
+ * table each way, each with a capacity (debugfs ipsec/capacity_in, _out).
+ * The mailbox worker is the only writer (under table_lock); the engine
+ * reads under RCU: inbound entries by SPI and outer destination, outbound
+ * ones by the handle in the instruction.
+ */
+#include <crypto/aead.h>
+#include <linux/bitfield.h>
+#include <linux/bitmap.h>
+#include <linux/jhash.h>
+#include <linux/slab.h>
+
+#include "octep_sim.h"
+#include "ipsec.h"
+
+static unsigned int osim_flow_alen(u8 family)
+{
+	return family == 4 ? 4 : 16;
+}
+
+static u32 osim_flow_hash(__be32 spi)
+{
+	return jhash_1word((__force u32)spi, 0);
+}
+
+/**
+ * osim_flow_lookup_in() - the inbound entry for an ESP packet
+ * @ips: IPsec state
+ * @family: 4 or 6
+ * @spi: the packet's SPI
+ * @daddr: the packet's outer destination (4 or 16 bytes)
+ *
+ * Context: rcu_read_lock() held; the entry stays valid until it is dropped.
+ * Return: the entry or NULL.
+ */
+struct osim_flow *osim_flow_lookup_in(struct osim_ipsec *ips, u8 family,
+				      __be32 spi, const void *daddr)
+{
+	struct osim_flow *f;
+
+	hash_for_each_possible_rcu(ips->in_hash, f, hnode,
+				   osim_flow_hash(spi)) {
+		if (f->spi == spi && f->family == family &&
+		    !memcmp(f->daddr, daddr, osim_flow_alen(family)))
+			return f;
+	}
+	return NULL;
+}
+
+/**
+ * osim_flow_lookup_out() - the outbound entry an instruction names
+ * @ips: IPsec state
+ * @handle: OCTEP_SDP_TX_FLOW_HANDLE
+ *
+ * Context: rcu_read_lock() held.
+ * Return: the entry or NULL.
+ */
+struct osim_flow *osim_flow_lookup_out(struct osim_ipsec *ips, u32 handle)
+{
+	struct osim_flow *f;
+
+	if (!(handle & OSIM_FLOW_H_OUT))
+		return NULL;
+	f = xa_load(&ips->flows[OSIM_FLOW_OUT], handle & ~OSIM_FLOW_H_OUT);
+	return f && f->handle == handle ? f : NULL;
+}
+
+/**
+ * osim_seq_infer() - the 64-bit sequence number an ESP header's low half means
+ * @top: the highest sequence number seen (64 bits)
+ * @lo: the low half from the packet
+ * @win: the window below @top that still counts as current
+ *
+ * RFC 4303 appendix A2.1: the candidate nearest the window.
+ * Return: the inferred sequence number.
+ */
+u64 osim_seq_infer(u64 top, u32 lo, u32 win)
+{
+	u32 th = upper_32_bits(top), tl = lower_32_bits(top);
+	u32 bottom = tl - win + 1;
+
+	if (!win)
+		win = 1;
+	if (tl >= win - 1) {
+		/* The window lies within one 2^32 subspace. */
+		if (lo >= bottom)
+			return (u64)th << 32 | lo;
+		return (u64)(th + 1) << 32 | lo;
+	}
+	/* The window spans the boundary from the subspace below. */
+	if (lo >= bottom && th)
+		return (u64)(th - 1) << 32 | lo;
+	return (u64)th << 32 | lo;
+}
+
+/**
+ * osim_replay_check() - may an inbound entry accept @seq
+ * @f: inbound entry, f->lock held
+ * @seq: the packet's sequence number (64 bits with ESN)
+ *
+ * Return: true if @seq is new and within the window.
+ */
+bool osim_replay_check(const struct osim_flow *f, u64 seq)
+{
+	if (!seq)
+		return false;
+	if (!f->window || seq > f->seq)
+		return true;
+	if (f->seq - seq >= f->window)
+		return false;
+	return !test_bit(seq % f->wbits, f->bitmap);
+}
+
+/**
+ * osim_replay_advance() - note @seq as accepted
+ * @f: inbound entry, f->lock held
+ * @seq: a sequence number osim_replay_check() accepted
+ */
+void osim_replay_advance(struct osim_flow *f, u64 seq)
+{
+	u64 s;
+
+	if (seq > f->seq) {
+		if (f->window) {
+			if (seq - f->seq >= f->wbits)
+				bitmap_zero(f->bitmap, f->wbits);
+			else
+				for (s = f->seq + 1; s < seq; s++)
+					clear_bit(s % f->wbits, f->bitmap);
+		}
+		f->seq = seq;
+	}
+	if (f->window)
+		set_bit(seq % f->wbits, f->bitmap);
+}
+
+static void osim_flow_free(struct osim_flow *f)
+{
+	if (!IS_ERR_OR_NULL(f->aead))
+		crypto_free_aead(f->aead);
+	bitmap_free(f->bitmap);
+	kfree_sensitive(f);
+}
+
+static int osim_flow_check(const struct octep_sdp_mbox_flow *r)
+{
+	if (r->dir != OCTEP_SDP_FLOW_DIR_IN && r->dir != OCTEP_SDP_FLOW_DIR_OUT)
+		return -EINVAL;
+	if (r->family != 4 && r->family != 6)
+		return -EINVAL;
+	if (r->mode != OCTEP_SDP_FLOW_MODE_TRANSPORT &&
+	    r->mode != OCTEP_SDP_FLOW_MODE_TUNNEL)
+		return -EINVAL;
+	if (r->type != OCTEP_SDP_FLOW_TYPE_CRYPTO &&
+	    r->type != OCTEP_SDP_FLOW_TYPE_PACKET)
+		return -EINVAL;
+	if (r->alg != OCTEP_SDP_FLOW_ALG_RFC4106 ||
+	    (r->key_len != 16 && r->key_len != 32) ||
+	    r->icv_len != OSIM_ICV_LEN)
+		return -EINVAL;
+	if (r->flags & ~OCTEP_SDP_FLOW_F_ESN)
+		return -EINVAL;
+	if (le32_to_cpu(r->replay_window) > OCTEP_SDP_FLOW_MAX_REPLAY)
+		return -EINVAL;
+	switch (le32_to_cpu(r->inner_family)) {
+	case 0:
+	case 4:
+	case 6:
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int osim_flow_add(struct osim_ipsec *ips,
+			 const struct octep_sdp_mbox_flow *r, u32 *handle)
+{
+	int d = r->dir == OCTEP_SDP_FLOW_DIR_OUT ? OSIM_FLOW_OUT : OSIM_FLOW_IN;
+	u8 key[32 + 4];
+	struct osim_flow *f;
+	u32 id;
+	int status;
+	int err;
+
+	status = osim_flow_check(r);
+	if (status)
+		return status;
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	spin_lock_init(&f->lock);
+	f->dir = d;
+	f->family = r->family;
+	f->mode = r->mode;
+	f->type = r->type;
+	f->inner_family = le32_to_cpu(r->inner_family);
+	f->esn = r->flags & OCTEP_SDP_FLOW_F_ESN;
+	f->spi = r->spi;
+	memcpy(f->salt, r->salt, sizeof(f->salt));
+	memcpy(f->saddr, r->saddr, sizeof(f->saddr));
+	memcpy(f->daddr, r->daddr, sizeof(f->daddr));
+	f->seq = (u64)le32_to_cpu(r->seq_hi) << 32 | le32_to_cpu(r->seq_lo);
+	if (!f->esn)
+		f->seq = lower_32_bits(f->seq);
+	if (d == OSIM_FLOW_IN) {
+		f->window = le32_to_cpu(r->replay_window);
+		if (f->window) {
+			f->wbits = round_up(f->window, BITS_PER_LONG);
+			f->bitmap = bitmap_zalloc(f->wbits, GFP_KERNEL);
+			if (!f->bitmap) {
+				status = -ENOMEM;
+				goto err_free;
+			}
+		}
+	}
+
+	/*
+	 * A synchronous implementation: the engine runs the cipher inline,
+	 * in whatever context it moves packets in.
+	 */
+	f->aead = crypto_alloc_aead("rfc4106(gcm(aes))", 0, CRYPTO_ALG_ASYNC);
+	if (IS_ERR(f->aead)) {
+		status = -EOPNOTSUPP;
+		goto err_free;
+	}
+	memcpy(key, r->key, r->key_len);
+	memcpy(key + r->key_len, r->salt, 4);
+	err = crypto_aead_setkey(f->aead, key, r->key_len + 4);
+	memzero_explicit(key, sizeof(key));
+	if (!err)
+		err = crypto_aead_setauthsize(f->aead, OSIM_ICV_LEN);
+	if (err) {
+		status = -EINVAL;
+		goto err_free;
+	}
+
+	mutex_lock(&ips->table_lock);
+	if (ips->used[d] >= READ_ONCE(ips->cap[d])) {
+		status = -ENOSPC;
+		goto err_unlock;
+	}
+	if (d == OSIM_FLOW_IN &&
+	    osim_flow_lookup_in(ips, f->family, f->spi, f->daddr)) {
+		status = -EEXIST;
+		goto err_unlock;
+	}
+	err = xa_alloc(&ips->flows[d], &id, f,
+		       XA_LIMIT(1, OSIM_FLOW_CAP_MAX), GFP_KERNEL);
+	if (err) {
+		status = err == -EBUSY ? -ENOSPC : -ENOMEM;
+		goto err_unlock;
+	}
+	f->handle = id | (d == OSIM_FLOW_OUT ? OSIM_FLOW_H_OUT : 0);
+	if (d == OSIM_FLOW_IN)
+		hash_add_rcu(ips->in_hash, &f->hnode, osim_flow_hash(f->spi));
+	ips->used[d]++;
+	mutex_unlock(&ips->table_lock);
+	*handle = f->handle;
+	return 0;
+
+err_unlock:
+	mutex_unlock(&ips->table_lock);
+err_free:
+	osim_flow_free(f);
+	return status;
+}
+
+static struct osim_flow *osim_flow_get(struct osim_ipsec *ips, u32 handle)
+{
+	int d = handle & OSIM_FLOW_H_OUT ? OSIM_FLOW_OUT : OSIM_FLOW_IN;
+	struct osim_flow *f;
+
+	lockdep_assert_held(&ips->table_lock);
+	f = xa_load(&ips->flows[d], handle & ~OSIM_FLOW_H_OUT);
+	return f && f->handle == handle ? f : NULL;
+}
+
+/* Unlink @f; the caller frees it after a grace period. */
+static void osim_flow_unlink(struct osim_ipsec *ips, struct osim_flow *f)
+{
+	lockdep_assert_held(&ips->table_lock);
+	xa_erase(&ips->flows[f->dir], f->handle & ~OSIM_FLOW_H_OUT);
+	if (f->dir == OSIM_FLOW_IN)
+		hash_del_rcu(&f->hnode);
+	ips->used[f->dir]--;
+}
+
+static int osim_flow_del(struct osim_ipsec *ips, u32 handle)
+{
+	struct osim_flow *f;
+
+	mutex_lock(&ips->table_lock);
+	f = osim_flow_get(ips, handle);
+	if (f)
+		osim_flow_unlink(ips, f);
+	mutex_unlock(&ips->table_lock);
+	if (!f)
+		return -ENOENT;
+	/* The engine may be inside the entry: wait it out. */
+	synchronize_rcu();
+	osim_flow_free(f);
+	return 0;
+}
+
+static int osim_flow_stats(struct osim_ipsec *ips, u32 handle,
+			   struct octep_sdp_mbox_flow_stats *st)
+{
+	struct osim_flow *f;
+
+	mutex_lock(&ips->table_lock);
+	f = osim_flow_get(ips, handle);
+	if (f) {
+		spin_lock_bh(&f->lock);
+		st->packets = cpu_to_le64(f->packets);
+		st->bytes = cpu_to_le64(f->bytes);
+		st->seq = cpu_to_le64(f->seq);
+		st->bad_icv = cpu_to_le64(f->bad_icv);
+		st->replay = cpu_to_le64(f->replay);
+		spin_unlock_bh(&f->lock);
+	}
+	mutex_unlock(&ips->table_lock);
+	return f ? 0 : ENOENT;
+}
+
+static int osim_flow_update(struct osim_ipsec *ips, u32 handle, u32 seq_hi)
+{
+	struct osim_flow *f;
+	int status = 0;
+
+	mutex_lock(&ips->table_lock);
+	f = osim_flow_get(ips, handle);
+	if (!f) {
+		status = -ENOENT;
+	} else if (f->dir != OSIM_FLOW_IN || !f->esn) {
+		status = -EINVAL;
+	} else {
+		spin_lock_bh(&f->lock);
+		/* Only forward: the host saw the window move on. */
+		if (upper_32_bits(f->seq) < seq_hi) {
+			f->seq = (u64)seq_hi << 32;
+			if (f->window)
+				bitmap_zero(f->bitmap, f->wbits);
+		}
+		spin_unlock_bh(&f->lock);
+	}
+	mutex_unlock(&ips->table_lock);
+	return status;
+}
+
+/**
+ * osim_flow_cmd() - answer one mailbox request
+ * @ips: IPsec state
+ * @cmd: enum octep_sdp_mbox_cmd
+ * @req: request body
+ * @req_words: its length in words
+ * @resp: response body after the status word
+ * @resp_words: set to the response body's length in words
+ *
+ * Context: process (the mailbox worker); may sleep.
+ * Return: 0 or a negative errno (the status word is its magnitude).
+ */
+int osim_flow_cmd(struct osim_ipsec *ips, u8 cmd, const __le64 *req,
+		  unsigned int req_words, __le64 *resp,
+		  unsigned int *resp_words)
+{
+	struct octep_sdp_mbox_flow_stats st = {};
+	struct octep_sdp_mbox_info info = {};
+	struct octep_sdp_mbox_flow fl;
+	u32 handle;
+	int status;
+
+	*resp_words = 0;
+	switch (cmd) {
+	case OCTEP_SDP_MBOX_GET_INFO:
+		info.version = cpu_to_le32(OCTEP_SDP_MBOX_VERSION_VAL);
+		info.features = cpu_to_le32(OCTEP_SDP_FEAT_CRYPTO |
+					    OCTEP_SDP_FEAT_PACKET |
+					    OCTEP_SDP_FEAT_ESN |
+					    OCTEP_SDP_FEAT_TUNNEL |
+					    OCTEP_SDP_FEAT_IPV6);
+		mutex_lock(&ips->table_lock);
+		info.cap_in = cpu_to_le32(ips->cap[OSIM_FLOW_IN]);
+		info.cap_out = cpu_to_le32(ips->cap[OSIM_FLOW_OUT]);
+		info.used_in = cpu_to_le32(ips->used[OSIM_FLOW_IN]);
+		info.used_out = cpu_to_le32(ips->used[OSIM_FLOW_OUT]);
+		mutex_unlock(&ips->table_lock);
+		memcpy(resp, &info, sizeof(info));
+		*resp_words = DIV_ROUND_UP(sizeof(info), 8);
+		return 0;
+	case OCTEP_SDP_MBOX_FLOW_ADD:
+		if (req_words * 8 < sizeof(fl))
+			return -EINVAL;
+		memcpy(&fl, req, sizeof(fl));
+		status = osim_flow_add(ips, &fl, &handle);
+		memzero_explicit(&fl, sizeof(fl));
+		if (status)
+			return status;
+		resp[0] = cpu_to_le64(handle);
+		*resp_words = 1;
+		return 0;
+	case OCTEP_SDP_MBOX_FLOW_DEL:
+		if (req_words < 1)
+			return -EINVAL;
+		return osim_flow_del(ips, (u32)le64_to_cpu(req[0]));
+	case OCTEP_SDP_MBOX_FLOW_STATS:
+		if (req_words < 1)
+			return -EINVAL;
+		status = osim_flow_stats(ips, (u32)le64_to_cpu(req[0]), &st);
+		if (status)
+			return status;
+		memcpy(resp, &st, sizeof(st));
+		*resp_words = sizeof(st) / 8;
+		return 0;
+	case OCTEP_SDP_MBOX_FLOW_UPDATE:
+		if (req_words < 2)
+			return -EINVAL;
+		return osim_flow_update(ips, (u32)le64_to_cpu(req[0]),
+					(u32)le64_to_cpu(req[1]));
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/**
+ * osim_flow_table_init() - empty tables of the default capacity
+ * @ips: IPsec state
+ */
+void osim_flow_table_init(struct osim_ipsec *ips)
+{
+	mutex_init(&ips->table_lock);
+	xa_init_flags(&ips->flows[OSIM_FLOW_IN], XA_FLAGS_ALLOC1);
+	xa_init_flags(&ips->flows[OSIM_FLOW_OUT], XA_FLAGS_ALLOC1);
+	hash_init(ips->in_hash);
+	ips->cap[OSIM_FLOW_IN] = OSIM_FLOW_CAP_DEF;
+	ips->cap[OSIM_FLOW_OUT] = OSIM_FLOW_CAP_DEF;
+}
+
+/**
+ * osim_flow_table_fini() - drop every entry
+ * @ips: IPsec state; the engine and the mailbox no longer run
+ */
+void osim_flow_table_fini(struct osim_ipsec *ips)
+{
+	struct osim_flow *f, *tmp;
+	unsigned long i;
+	LIST_HEAD(dead);
+	int d;
+
+	mutex_lock(&ips->table_lock);
+	for (d = 0; d < 2; d++) {
+		xa_for_each(&ips->flows[d], i, f) {
+			osim_flow_unlink(ips, f);
+			list_add(&f->dead, &dead);
+		}
+		xa_destroy(&ips->flows[d]);
+	}
+	mutex_unlock(&ips->table_lock);
+	synchronize_rcu();
+	list_for_each_entry_safe(f, tmp, &dead, dead)
+		osim_flow_free(f);
+}

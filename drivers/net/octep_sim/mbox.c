@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * octep_sim: the control mailbox. Two queues of 64-bit words in a register
+ * window (include/linux/octep_sdp.h, "Control mailbox"). The host's write
+ * of H2C_PROD is the doorbell: it queues the worker, which takes each
+ * request, has the flow table answer it, writes the response into C2H and
+ * raises the mailbox interrupt. Faults (debugfs ipsec/): fail or leave
+ * unanswered the next N requests, optionally of one command only.
+ */
+#include <linux/bitfield.h>
+#include <linux/debugfs.h>
+#include <linux/slab.h>
+
+#include "octep_sim.h"
+#include "ipsec.h"
+
+#define OSIM_MBOX_Q		OCTEP_SDP_MBOX_Q_WORDS
+
+static struct osim_ipsec *osim_ips(struct osim_dev *dev)
+{
+	return dev->ipsec;
+}
+
+/**
+ * osim_mbox_read() - a host read in the mailbox window
+ * @dev: model device
+ * @off: register offset, osim_mbox_reg(@off) true
+ *
+ * Return: the register's value; all ones outside the defined registers.
+ */
+u64 osim_mbox_read(struct osim_dev *dev, u32 off)
+{
+	struct osim_ipsec *ips = osim_ips(dev);
+	unsigned long flags;
+	u64 val = ~0ULL;
+
+	if (!ips)
+		return val;
+	spin_lock_irqsave(&ips->mbox_lock, flags);
+	switch (off) {
+	case OCTEP_SDP_MBOX_SIG:
+		val = OCTEP_SDP_MBOX_SIG_VAL;
+		break;
+	case OCTEP_SDP_MBOX_VERSION:
+		val = OCTEP_SDP_MBOX_VERSION_VAL;
+		break;
+	case OCTEP_SDP_MBOX_INT:
+		val = ips->int_ena;
+		break;
+	case OCTEP_SDP_MBOX_H2C_PROD:
+		val = ips->h2c_prod;
+		break;
+	case OCTEP_SDP_MBOX_H2C_CONS:
+		val = ips->h2c_cons;
+		break;
+	case OCTEP_SDP_MBOX_C2H_PROD:
+		val = ips->c2h_prod;
+		break;
+	case OCTEP_SDP_MBOX_C2H_CONS:
+		val = ips->c2h_cons;
+		break;
+	case OCTEP_SDP_MBOX_H2C_SIZE:
+	case OCTEP_SDP_MBOX_C2H_SIZE:
+		val = OSIM_MBOX_Q;
+		break;
+	default:
+		if (off >= OCTEP_SDP_MBOX_H2C_Q &&
+		    off < OCTEP_SDP_MBOX_H2C_Q + OSIM_MBOX_Q * 8 && !(off & 7))
+			val = ips->h2c[(off - OCTEP_SDP_MBOX_H2C_Q) / 8];
+		else if (off >= OCTEP_SDP_MBOX_C2H_Q &&
+			 off < OCTEP_SDP_MBOX_C2H_Q + OSIM_MBOX_Q * 8 &&
+			 !(off & 7))
+			val = ips->c2h[(off - OCTEP_SDP_MBOX_C2H_Q) / 8];
+		break;
+	}
+	spin_unlock_irqrestore(&ips->mbox_lock, flags);
+	return val;
+}
+
+/**
+ * osim_mbox_write() - a host write in the mailbox window
+ * @dev: model device
+ * @off: register offset, osim_mbox_reg(@off) true
+ * @val: value
+ *
+ * Writes to read-only registers and to the C2H queue are ignored.
+ */
+void osim_mbox_write(struct osim_dev *dev, u32 off, u64 val)
+{
+	struct osim_ipsec *ips = osim_ips(dev);
+	unsigned long flags;
+	bool kick = false;
+
+	if (!ips)
+		return;
+	spin_lock_irqsave(&ips->mbox_lock, flags);
+	switch (off) {
+	case OCTEP_SDP_MBOX_INT:
+		ips->int_ena = val & OCTEP_SDP_MBOX_INT_ENA;
+		break;
+	case OCTEP_SDP_MBOX_H2C_PROD:
+		ips->h2c_prod = (u32)val;
+		kick = !ips->dying;
+		break;
+	case OCTEP_SDP_MBOX_C2H_CONS:
+		ips->c2h_cons = (u32)val;
+		/* Room in C2H: a worker waiting for it can go on. */
+		kick = !ips->dying;
+		break;
+	default:
+		if (off >= OCTEP_SDP_MBOX_H2C_Q &&
+		    off < OCTEP_SDP_MBOX_H2C_Q + OSIM_MBOX_Q * 8 && !(off & 7))
+			ips->h2c[(off - OCTEP_SDP_MBOX_H2C_Q) / 8] = val;
+		break;
+	}
+	spin_unlock_irqrestore(&ips->mbox_lock, flags);
+	if (kick)
+		mod_delayed_work(system_wq, &ips->mbox_work, 0);
+}
+
+/* A fault that applies to @cmd: take one from @ctr if any is left. */
+static bool osim_mbox_fault(struct osim_ipsec *ips, atomic_t *ctr, u8 cmd)
+{
+	u32 only = READ_ONCE(ips->fault_cmd);
+
+	if (only && only != cmd)
+		return false;
+	return atomic_dec_if_positive(ctr) >= 0;
+}
+
+/* Answer one request; runs without mbox_lock (the table may sleep). */
+static unsigned int osim_mbox_answer(struct osim_ipsec *ips, u64 hdr,
+				     const __le64 *body, unsigned int words,
+				     u64 *out)
+{
+	u8 cmd = FIELD_GET(OCTEP_SDP_MBOX_HDR_CMD, hdr);
+	__le64 resp[OCTEP_SDP_MBOX_MAX_BODY];
+	unsigned int rw = 0, i;
+	u32 status;
+
+	atomic64_inc(&ips->mbox_requests);
+	if (osim_mbox_fault(ips, &ips->timeout_next, cmd)) {
+		atomic64_inc(&ips->mbox_timedout);
+		return 0;
+	}
+	if (osim_mbox_fault(ips, &ips->fail_next, cmd)) {
+		atomic64_inc(&ips->mbox_failed);
+		status = EIO;
+	} else {
+		status = -osim_flow_cmd(ips, cmd, body, words, resp + 1, &rw);
+	}
+	if (status)
+		rw = 0;
+	resp[0] = cpu_to_le64(status);
+	rw++;
+	out[0] = FIELD_PREP(OCTEP_SDP_MBOX_HDR_SIZE, rw) |
+		 FIELD_PREP(OCTEP_SDP_MBOX_HDR_FLAGS, OCTEP_SDP_MBOX_F_RESPONSE) |
+		 FIELD_PREP(OCTEP_SDP_MBOX_HDR_CMD, cmd) |
+		 (hdr & OCTEP_SDP_MBOX_HDR_ID);
+	for (i = 0; i < rw; i++)
+		out[1 + i] = le64_to_cpu(resp[i]);
+	return 1 + rw;
+}
+
+static void osim_mbox_work(struct work_struct *work)
+{
+	struct osim_ipsec *ips = container_of(to_delayed_work(work),
+					      struct osim_ipsec, mbox_work);
+	u64 out[1 + OCTEP_SDP_MBOX_MAX_BODY];
+	__le64 body[OCTEP_SDP_MBOX_MAX_BODY];
+	unsigned int size, n, i;
+	bool fire;
+	u32 avail;
+	u64 hdr;
+
+	for (;;) {
+		spin_lock_irq(&ips->mbox_lock);
+		if (ips->dying) {
+			spin_unlock_irq(&ips->mbox_lock);
+			return;
+		}
+		avail = ips->h2c_prod - ips->h2c_cons;
+		if (!avail) {
+			spin_unlock_irq(&ips->mbox_lock);
+			return;
+		}
+		/* Wait for room for the largest response before taking it. */
+		if (OSIM_MBOX_Q - (ips->c2h_prod - ips->c2h_cons) <
+		    1 + OCTEP_SDP_MBOX_MAX_BODY) {
+			spin_unlock_irq(&ips->mbox_lock);
+			schedule_delayed_work(&ips->mbox_work, 1);
+			return;
+		}
+		hdr = ips->h2c[ips->h2c_cons % OSIM_MBOX_Q];
+		size = FIELD_GET(OCTEP_SDP_MBOX_HDR_SIZE, hdr);
+		if (avail > OSIM_MBOX_Q || size > OCTEP_SDP_MBOX_MAX_BODY ||
+		    1 + size > avail ||
+		    !(FIELD_GET(OCTEP_SDP_MBOX_HDR_FLAGS, hdr) &
+		      OCTEP_SDP_MBOX_F_REQUEST)) {
+			/* Nothing in this queue can be trusted: skip it all. */
+			ips->h2c_cons = ips->h2c_prod;
+			spin_unlock_irq(&ips->mbox_lock);
+			atomic64_inc(&ips->mbox_bad);
+			return;
+		}
+		for (i = 0; i < size; i++)
+			body[i] = cpu_to_le64(ips->h2c[(ips->h2c_cons + 1 + i) %
+						       OSIM_MBOX_Q]);
+		ips->h2c_cons += 1 + size;
+		spin_unlock_irq(&ips->mbox_lock);
+
+		n = osim_mbox_answer(ips, hdr, body, size, out);
+		if (!n)
+			continue;
+
+		spin_lock_irq(&ips->mbox_lock);
+		for (i = 0; i < n; i++)
+			ips->c2h[(ips->c2h_prod + i) % OSIM_MBOX_Q] = out[i];
+		ips->c2h_prod += n;
+		fire = ips->int_ena & OCTEP_SDP_MBOX_INT_ENA;
+		spin_unlock_irq(&ips->mbox_lock);
+		if (fire)
+			osim_fire(ips->dev, OSIM_HWIRQ_MBOX);
+	}
+}
+
+static int osim_ipsec_cnt_get(void *data, u64 *val)
+{
+	*val = atomic64_read(data);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(osim_ipsec_cnt_fops, osim_ipsec_cnt_get, NULL,
+			 "%llu\n");
+
+static int osim_ipsec_used_show(struct seq_file *m, void *v)
+{
+	struct osim_ipsec *ips = m->private;
+
+	mutex_lock(&ips->table_lock);
+	seq_printf(m, "in %u out %u\n", ips->used[OSIM_FLOW_IN],
+		   ips->used[OSIM_FLOW_OUT]);
+	mutex_unlock(&ips->table_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(osim_ipsec_used);
+
+static const char * const osim_ipsec_cnt_names[OSIM_IPSEC_NCNT] = {
+	[OSIM_TX_ENCRYPT] = "tx_encrypt",
+	[OSIM_TX_ENCAP] = "tx_encap",
+	[OSIM_TX_NO_ENTRY] = "tx_no_entry",
+	[OSIM_TX_BAD] = "tx_bad",
+	[OSIM_TX_SEQ_OVERFLOW] = "tx_seq_overflow",
+	[OSIM_RX_OK] = "rx_ok",
+	[OSIM_RX_BAD_ICV] = "rx_bad_icv",
+	[OSIM_RX_REPLAY] = "rx_replay",
+	[OSIM_RX_NO_ENTRY] = "rx_no_entry",
+	[OSIM_RX_MALFORMED] = "rx_malformed",
+};
+
+static void osim_ipsec_debugfs(struct osim_ipsec *ips)
+{
+	struct dentry *d;
+	int i;
+
+	d = debugfs_create_dir("ipsec", ips->dev->dbg);
+	ips->dbg = d;
+	debugfs_create_u32("capacity_in", 0600, d, &ips->cap[OSIM_FLOW_IN]);
+	debugfs_create_u32("capacity_out", 0600, d, &ips->cap[OSIM_FLOW_OUT]);
+	debugfs_create_file("flows", 0400, d, ips, &osim_ipsec_used_fops);
+	debugfs_create_atomic_t("mbox_fail_next", 0600, d, &ips->fail_next);
+	debugfs_create_atomic_t("mbox_timeout_next", 0600, d,
+				&ips->timeout_next);
+	debugfs_create_u32("mbox_fault_cmd", 0600, d, &ips->fault_cmd);
+	debugfs_create_file("mbox_requests", 0400, d, &ips->mbox_requests,
+			    &osim_ipsec_cnt_fops);
+	debugfs_create_file("mbox_failed", 0400, d, &ips->mbox_failed,
+			    &osim_ipsec_cnt_fops);
+	debugfs_create_file("mbox_timedout", 0400, d, &ips->mbox_timedout,
+			    &osim_ipsec_cnt_fops);
+	debugfs_create_file("mbox_bad", 0400, d, &ips->mbox_bad,
+			    &osim_ipsec_cnt_fops);
+	for (i = 0; i < OSIM_IPSEC_NCNT; i++)
+		debugfs_create_file(osim_ipsec_cnt_names[i], 0400, d,
+				    &ips->cnt[i], &osim_ipsec_cnt_fops);
+}
+
+/**
+ * osim_ipsec_init() - give a model device its mailbox and flow table
+ * @dev: model device; its debugfs directory exists
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int osim_ipsec_init(struct osim_dev *dev)
+{
+	struct osim_ipsec *ips;
+
+	ips = kzalloc(sizeof(*ips), GFP_KERNEL);
+	if (!ips)
+		return -ENOMEM;
+	ips->dev = dev;
+	spin_lock_init(&ips->mbox_lock);
+	INIT_DELAYED_WORK(&ips->mbox_work, osim_mbox_work);
+	osim_flow_table_init(ips);
+	osim_ipsec_debugfs(ips);
+	dev->ipsec = ips;
+	return 0;
+}
+
+/**
+ * osim_ipsec_fini() - stop the mailbox and empty the flow table
+ * @dev: model device; the engine no longer runs
+ */
+void osim_ipsec_fini(struct osim_dev *dev)
+{
+	struct osim_ipsec *ips = dev->ipsec;
+
+	if (!ips)
+		return;
+	spin_lock_irq(&ips->mbox_lock);
+	ips->dying = true;
+	spin_unlock_irq(&ips->mbox_lock);
+	cancel_delayed_work_sync(&ips->mbox_work);
+	debugfs_remove_recursive(ips->dbg);
+	dev->ipsec = NULL;
+	osim_flow_table_fini(ips);
+	kfree(ips);
+}
