@@ -52,11 +52,13 @@ static void octep_mbox_drain(struct octep_mbox *mb)
 		list_for_each_entry(r, &mb->pending, node) {
 			if (r->id != id)
 				continue;
-			for (i = 0; i < size; i++)
-				r->resp[i] = cpu_to_le64(octep_rd64(oct,
-					OCTEP_SDP_MBOX_C2H_Q +
-					((mb->c2h_cons + 1 + i) %
-					 mb->c2h_size) * 8));
+			for (i = 0; i < size; i++) {
+				u32 slot = (mb->c2h_cons + 1 + i) % mb->c2h_size;
+				u64 w = octep_rd64(oct, OCTEP_SDP_MBOX_C2H_Q +
+						   slot * 8);
+
+				r->resp[i] = cpu_to_le64(w);
+			}
 			r->words = size;
 			list_del_init(&r->node);
 			complete(&r->done);

@@ -1,0 +1,1174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * octep_ipsec: xfrm device offload into the block's flow table.
+ *
+ * Crypto offload: the stack builds ESP; transmit passes the entry's handle
+ * with OCTEP_SDP_TX_IPSEC_ENCRYPT and the block fills the IV, encrypts and
+ * writes the ICV. Receive: the block decrypts and verifies in place and
+ * says so in the response header; we hand the packet up with a secpath
+ * whose xfrm_offload says CRYPTO_DONE, and esp4/esp6 strip it.
+ *
+ * Packet offload: the stack sends plain packets. Transmit matches them
+ * against the offloaded outbound policies (as the hardware's steering
+ * would) and names the state's entry with OCTEP_SDP_TX_IPSEC_ENCAP; the
+ * block encapsulates. Receive: the block decapsulates and the secpath we
+ * set lets the policy check pass.
+ *
+ * devlink ipsec_flows: 0 the host carries every association (offload is
+ * refused with a message: crypto requests fall back to software ESP over
+ * this netdev, packet requests fail); 1 the outbound (encrypting) direction
+ * may be offloaded; 2 both. A change applies to later requests: states
+ * already offloaded stay in the block until they are deleted (a rekey
+ * brings an association to the new setting), so no state is stranded.
+ */
+#include <linux/bitfield.h>
+#include <linux/etherdevice.h>
+#include <linux/ethtool.h>
+#include <linux/inetdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netdevice.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <linux/version.h>
+#include <net/ipv6.h>
+#include <net/xfrm.h>
+
+#include "octep_ipsec.h"
+#include "ipsec.h"
+
+#define OCTEP_IPSEC_FLOWS_DEF	2
+
+/**
+ * struct octep_ipsec_sa - one offloaded xfrm state
+ * @ips: the offload it belongs to
+ * @x: the state
+ * @node: on ips->sas, then on ips->dead (under ips->lock)
+ * @out_node: on ips->out_sas (packet offload, outbound; RCU)
+ * @rcu: freed after a grace period (the datapath looks it up under RCU)
+ * @handle: the block's handle, 0 when the block has no entry (larval)
+ * @dir: XFRM_DEV_OFFLOAD_IN or _OUT
+ * @type: XFRM_DEV_OFFLOAD_CRYPTO or _PACKET
+ * @esn_hi: advance_esn's high half, for the next FLOW_UPDATE
+ * @esn_dirty: @esn_hi is to be sent
+ * @stats_gen: the stats pass that last refreshed this state
+ * @hw: the block's counters as last read (packet offload)
+ */
+struct octep_ipsec_sa {
+	struct octep_ipsec *ips;
+	struct xfrm_state *x;
+	struct list_head node;
+	struct list_head out_node;
+	struct rcu_head rcu;
+	u32 handle;
+	u8 dir;
+	u8 type;
+	u32 esn_hi;
+	bool esn_dirty;
+	u32 stats_gen;
+	struct octep_sdp_mbox_flow_stats hw;
+};
+
+/**
+ * struct octep_ipsec_pol - an offloaded outbound packet-offload policy
+ * @xp: the policy
+ * @node: on ips->out_pols (RCU)
+ * @rcu: freed after a grace period
+ */
+struct octep_ipsec_pol {
+	struct xfrm_policy *xp;
+	struct list_head node;
+	struct rcu_head rcu;
+};
+
+static DEFINE_MUTEX(octep_ipsec_ctl_mutex);	/* ctl work vs stats work */
+static u32 octep_ipsec_stats_gen;
+
+static const char * const octep_ipsec_cnt_names[OCTEP_IPSEC_NCNT] = {
+	[OCTEP_IPSEC_TX_PACKETS] = "ipsec_tx_packets",
+	[OCTEP_IPSEC_TX_BYTES] = "ipsec_tx_bytes",
+	[OCTEP_IPSEC_RX_PACKETS] = "ipsec_rx_packets",
+	[OCTEP_IPSEC_RX_BYTES] = "ipsec_rx_bytes",
+	[OCTEP_IPSEC_OUT_DROP] = "ipsec_out_drop",
+	[OCTEP_IPSEC_IN_DROP] = "ipsec_in_drop",
+	[OCTEP_IPSEC_RX_BAD_ICV] = "ipsec_rx_bad_icv",
+	[OCTEP_IPSEC_RX_REPLAY] = "ipsec_rx_replay",
+	[OCTEP_IPSEC_RX_NO_ENTRY] = "ipsec_rx_no_entry",
+	[OCTEP_IPSEC_RX_MALFORMED] = "ipsec_rx_malformed",
+};
+
+/* Device-wide names after the per-state counters: the mailbox's. */
+static const char * const octep_mbox_cnt_names[] = {
+	"mbox_requests", "mbox_timeouts", "mbox_errors", "mbox_stray",
+	"ipsec_states",
+};
+
+static struct octep_ipsec *octep_ipsec_of(struct net_device *dev)
+{
+	return octep_from_netdev(dev)->ipsec;
+}
+
+static void octep_ipsec_inc(struct octep_ipsec *ips, enum octep_ipsec_cnt c)
+{
+	atomic64_inc(&ips->cnt[c]);
+}
+
+static void octep_ipsec_add(struct octep_ipsec *ips, enum octep_ipsec_cnt c,
+			    u64 v)
+{
+	atomic64_add(v, &ips->cnt[c]);
+}
+
+/* ------------------------------------------------------------ states */
+
+static u32 octep_ipsec_replay_window(const struct xfrm_state *x)
+{
+	return x->replay_esn ? x->replay_esn->replay_window :
+			       x->props.replay_window;
+}
+
+/* What the flow table cannot do, refused with the reason. */
+static int octep_ipsec_validate(struct octep_ipsec *ips, struct xfrm_state *x,
+				struct netlink_ext_ack *extack)
+{
+	u8 flows = READ_ONCE(ips->flows);
+	u32 win;
+
+	if (x->xso.type != XFRM_DEV_OFFLOAD_CRYPTO &&
+	    x->xso.type != XFRM_DEV_OFFLOAD_PACKET) {
+		NL_SET_ERR_MSG_MOD(extack, "Unsupported xfrm offload type");
+		return -EINVAL;
+	}
+	if (!flows || (flows == 1 && x->xso.dir == XFRM_DEV_OFFLOAD_IN)) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "ipsec_flows=%u: the host carries %s, no offload",
+				       flows, flows ? "inbound states" :
+				       "all states");
+		/* Crypto offload falls back to software ESP over us. */
+		return x->xso.type == XFRM_DEV_OFFLOAD_CRYPTO ? -EOPNOTSUPP :
+								-EINVAL;
+	}
+	if (x->id.proto != IPPROTO_ESP) {
+		NL_SET_ERR_MSG_MOD(extack, "Only ESP xfrm states can be offloaded");
+		return -EINVAL;
+	}
+	if (x->props.family != AF_INET && x->props.family != AF_INET6) {
+		NL_SET_ERR_MSG_MOD(extack, "Only IPv4 and IPv6 xfrm states can be offloaded");
+		return -EINVAL;
+	}
+	if (x->props.mode != XFRM_MODE_TRANSPORT &&
+	    x->props.mode != XFRM_MODE_TUNNEL) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "Only transport and tunnel mode xfrm states can be offloaded");
+		return -EINVAL;
+	}
+	if (x->props.aalgo != SADB_AALG_NONE || x->aalg) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "Cannot offload authenticated xfrm states: use AEAD rfc4106(gcm(aes))");
+		return -EINVAL;
+	}
+	if (x->props.calgo != SADB_X_CALG_NONE || x->calg) {
+		NL_SET_ERR_MSG_MOD(extack, "Cannot offload compressed xfrm states");
+		return -EINVAL;
+	}
+	if (!x->aead) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "Cannot offload xfrm states without AEAD: only rfc4106(gcm(aes)) is supported");
+		return -EINVAL;
+	}
+	if (strcmp(x->aead->alg_name, "rfc4106(gcm(aes))")) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "Only rfc4106(gcm(aes)) can be offloaded, not %.24s",
+				       x->aead->alg_name);
+		return -EINVAL;
+	}
+	if (x->aead->alg_icv_len != 128) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "ICV of %u bits: only 128 can be offloaded",
+				       x->aead->alg_icv_len);
+		return -EINVAL;
+	}
+	if (x->aead->alg_key_len != 128 + 32 &&
+	    x->aead->alg_key_len != 256 + 32) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "AES-%d key: only AES-128 and AES-256 (+ salt) can be offloaded",
+				       (int)x->aead->alg_key_len - 32);
+		return -EINVAL;
+	}
+	if (x->geniv && strcmp(x->geniv, "seqiv")) {
+		NL_SET_ERR_MSG_MOD(extack, "Cannot offload an IV generator other than seqiv");
+		return -EINVAL;
+	}
+	if (x->encap) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "Cannot offload UDP-encapsulated (NAT-T) ESP: the flow table carries plain ESP only");
+		return -EINVAL;
+	}
+	if (x->tfcpad) {
+		NL_SET_ERR_MSG_MOD(extack, "Cannot offload xfrm states with TFC padding");
+		return -EINVAL;
+	}
+	win = octep_ipsec_replay_window(x);
+	if (x->xso.dir == XFRM_DEV_OFFLOAD_IN &&
+	    win > OCTEP_SDP_FLOW_MAX_REPLAY) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "Replay window of %u packets: the flow table allows %u",
+				       win, OCTEP_SDP_FLOW_MAX_REPLAY);
+		return -EINVAL;
+	}
+	if (x->xso.type == XFRM_DEV_OFFLOAD_PACKET) {
+		if (x->lft.hard_byte_limit != XFRM_INF ||
+		    x->lft.soft_byte_limit != XFRM_INF ||
+		    x->lft.hard_packet_limit != XFRM_INF ||
+		    x->lft.soft_packet_limit != XFRM_INF) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "Cannot offload byte or packet lifetime limits with packet offload: the flow table does not enforce them");
+			return -EINVAL;
+		}
+		if (x->props.family == AF_INET6 &&
+		    x->props.mode == XFRM_MODE_TRANSPORT &&
+		    x->xso.dir == XFRM_DEV_OFFLOAD_OUT && x->sel.proto &&
+		    x->sel.proto != IPPROTO_TCP && x->sel.proto != IPPROTO_UDP &&
+		    x->sel.proto != IPPROTO_ICMPV6) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "Packet offload of IPv6 transport mode carries TCP, UDP and ICMPv6 only");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void octep_ipsec_fill(const struct xfrm_state *x,
+			     struct octep_sdp_mbox_flow *fl)
+{
+	unsigned int klen = x->aead->alg_key_len / 8 - 4;
+	unsigned int alen = x->props.family == AF_INET ? 4 : 16;
+
+	memset(fl, 0, sizeof(*fl));
+	fl->dir = x->xso.dir == XFRM_DEV_OFFLOAD_IN ? OCTEP_SDP_FLOW_DIR_IN :
+						      OCTEP_SDP_FLOW_DIR_OUT;
+	fl->family = x->props.family == AF_INET ? 4 : 6;
+	fl->mode = x->props.mode == XFRM_MODE_TUNNEL ?
+		   OCTEP_SDP_FLOW_MODE_TUNNEL : OCTEP_SDP_FLOW_MODE_TRANSPORT;
+	fl->type = x->xso.type == XFRM_DEV_OFFLOAD_PACKET ?
+		   OCTEP_SDP_FLOW_TYPE_PACKET : OCTEP_SDP_FLOW_TYPE_CRYPTO;
+	fl->alg = OCTEP_SDP_FLOW_ALG_RFC4106;
+	fl->key_len = klen;
+	fl->icv_len = x->aead->alg_icv_len / 8;
+	if (x->props.flags & XFRM_STATE_ESN)
+		fl->flags |= OCTEP_SDP_FLOW_F_ESN;
+	fl->spi = x->id.spi;
+	fl->replay_window = cpu_to_le32(octep_ipsec_replay_window(x));
+	memcpy(fl->key, x->aead->alg_key, klen);
+	memcpy(fl->salt, x->aead->alg_key + klen, 4);
+	if (x->replay_esn) {
+		if (x->xso.dir == XFRM_DEV_OFFLOAD_IN) {
+			fl->seq_hi = cpu_to_le32(x->replay_esn->seq_hi);
+			fl->seq_lo = cpu_to_le32(x->replay_esn->seq);
+		} else {
+			fl->seq_hi = cpu_to_le32(x->replay_esn->oseq_hi);
+			fl->seq_lo = cpu_to_le32(x->replay_esn->oseq);
+		}
+	} else {
+		fl->seq_lo = cpu_to_le32(x->xso.dir == XFRM_DEV_OFFLOAD_IN ?
+					 x->replay.seq : x->replay.oseq);
+	}
+	if (x->props.mode == XFRM_MODE_TUNNEL && x->sel.family)
+		fl->inner_family = cpu_to_le32(x->sel.family == AF_INET ? 4 : 6);
+	memcpy(fl->saddr, &x->props.saddr, alen);
+	memcpy(fl->daddr, &x->id.daddr, alen);
+}
+
+static int octep_ipsec_mbox_errmsg(int err, const char *what,
+				   struct netlink_ext_ack *extack)
+{
+	switch (err) {
+	case -ETIMEDOUT:
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "The coprocessor did not answer the %s within %u ms",
+				       what, OCTEP_MBOX_TIMEOUT_MS);
+		break;
+	case -ENOSPC:
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "The coprocessor's flow table is full (%s)",
+				       what);
+		break;
+	case -EEXIST:
+		NL_SET_ERR_MSG_MOD(extack,
+				   "An inbound state with this SPI and destination is already offloaded");
+		break;
+	case -EBUSY:
+		NL_SET_ERR_MSG_MOD(extack, "The control mailbox is full");
+		break;
+	default:
+		NL_SET_ERR_MSG_FMT_MOD(extack, "The coprocessor refused the %s (%d)",
+				       what, err);
+		break;
+	}
+	return err;
+}
+
+static int octep_ipsec_state_add(struct net_device *dev, struct xfrm_state *x,
+				 struct netlink_ext_ack *extack)
+{
+	struct octep_ipsec *ips = octep_ipsec_of(dev);
+	struct octep_sdp_mbox_flow fl;
+	struct octep_ipsec_sa *sa;
+	__le64 handle = 0;
+	int err;
+
+	if (!ips) {
+		NL_SET_ERR_MSG_MOD(extack, "IPsec offload is not available on this device");
+		return -EOPNOTSUPP;
+	}
+	err = octep_ipsec_validate(ips, x, extack);
+	if (err)
+		return err;
+
+	/*
+	 * A larval (acquire) state of a packet-offload policy: added from
+	 * atomic context and carrying no key yet. Nothing goes to the block.
+	 */
+	if (x->xso.flags & XFRM_DEV_OFFLOAD_FLAG_ACQ) {
+		sa = kzalloc(sizeof(*sa), GFP_ATOMIC);
+		if (!sa)
+			return -ENOMEM;
+		sa->ips = ips;
+		sa->x = x;
+		INIT_LIST_HEAD(&sa->out_node);
+		spin_lock_bh(&ips->lock);
+		list_add(&sa->node, &ips->sas);
+		spin_unlock_bh(&ips->lock);
+		x->xso.offload_handle = (unsigned long)sa;
+		return 0;
+	}
+
+	sa = kzalloc(sizeof(*sa), GFP_KERNEL);
+	if (!sa)
+		return -ENOMEM;
+	sa->ips = ips;
+	sa->x = x;
+	sa->dir = x->xso.dir;
+	sa->type = x->xso.type;
+	INIT_LIST_HEAD(&sa->out_node);
+
+	/* A deleted entry may still hold this SPI in the block: finish it. */
+	flush_work(&ips->del_work);
+
+	octep_ipsec_fill(x, &fl);
+	err = octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_ADD, &fl,
+			      sizeof(fl), &handle, sizeof(handle));
+	memzero_explicit(&fl, sizeof(fl));
+	if (err) {
+		kfree(sa);
+		return octep_ipsec_mbox_errmsg(err, "flow add", extack);
+	}
+	sa->handle = (u32)le64_to_cpu(handle);
+
+	spin_lock_bh(&ips->lock);
+	if (sa->dir == XFRM_DEV_OFFLOAD_IN)
+		err = xa_err(xa_store(&ips->in_sas, sa->handle, sa,
+				      GFP_ATOMIC));
+	if (!err) {
+		list_add(&sa->node, &ips->sas);
+		if (sa->dir == XFRM_DEV_OFFLOAD_OUT &&
+		    sa->type == XFRM_DEV_OFFLOAD_PACKET)
+			list_add_rcu(&sa->out_node, &ips->out_sas);
+	}
+	spin_unlock_bh(&ips->lock);
+	if (err) {
+		octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_DEL, &handle,
+				sizeof(handle), NULL, 0);
+		kfree(sa);
+		NL_SET_ERR_MSG_MOD(extack, "Out of memory for the state's handle");
+		return err;
+	}
+	x->xso.offload_handle = (unsigned long)sa;
+	if (sa->type == XFRM_DEV_OFFLOAD_PACKET)
+		mod_delayed_work(system_wq, &ips->stats_work,
+				 msecs_to_jiffies(OCTEP_IPSEC_STATS_MS));
+	return 0;
+}
+
+/* May run in atomic context (under x->lock): unlink from the datapath. */
+static void octep_ipsec_state_delete(struct net_device *dev,
+				     struct xfrm_state *x)
+{
+	struct octep_ipsec_sa *sa = (void *)x->xso.offload_handle;
+	struct octep_ipsec *ips;
+
+	if (!sa)
+		return;
+	ips = sa->ips;
+	spin_lock_bh(&ips->lock);
+	if (sa->handle && sa->dir == XFRM_DEV_OFFLOAD_IN)
+		xa_erase(&ips->in_sas, sa->handle);
+	if (!list_empty(&sa->out_node))
+		list_del_rcu(&sa->out_node);
+	INIT_LIST_HEAD(&sa->out_node);
+	spin_unlock_bh(&ips->lock);
+}
+
+/* May run in atomic context: the block's entry goes in del_work. */
+static void octep_ipsec_state_free(struct net_device *dev,
+				   struct xfrm_state *x)
+{
+	struct octep_ipsec_sa *sa = (void *)x->xso.offload_handle;
+	struct octep_ipsec *ips;
+
+	if (!sa)
+		return;
+	ips = sa->ips;
+	octep_ipsec_state_delete(dev, x);
+	spin_lock_bh(&ips->lock);
+	list_move_tail(&sa->node, &ips->dead);
+	spin_unlock_bh(&ips->lock);
+	x->xso.offload_handle = 0;
+	queue_work(system_wq, &ips->del_work);
+}
+
+/* Delete the block's entries of freed states; send ESN updates. */
+static void octep_ipsec_ctl_work(struct work_struct *work)
+{
+	struct octep_ipsec *ips = container_of(work, struct octep_ipsec,
+					       del_work);
+	struct octep_ipsec_sa *sa;
+	__le64 req[2];
+	int err;
+
+	mutex_lock(&octep_ipsec_ctl_mutex);
+	for (;;) {
+		spin_lock_bh(&ips->lock);
+		sa = list_first_entry_or_null(&ips->dead,
+					      struct octep_ipsec_sa, node);
+		if (sa)
+			list_del(&sa->node);
+		spin_unlock_bh(&ips->lock);
+		if (!sa)
+			break;
+		if (sa->handle) {
+			req[0] = cpu_to_le64(sa->handle);
+			err = octep_mbox_call(&ips->mbox,
+					      OCTEP_SDP_MBOX_FLOW_DEL, req,
+					      sizeof(req[0]), NULL, 0);
+			if (err)
+				netdev_warn(ips->netdev,
+					    "flow delete of handle %#x failed: %d\n",
+					    sa->handle, err);
+		}
+		kfree_rcu(sa, rcu);
+	}
+	for (;;) {
+		bool found = false;
+
+		spin_lock_bh(&ips->lock);
+		list_for_each_entry(sa, &ips->sas, node) {
+			if (sa->esn_dirty) {
+				sa->esn_dirty = false;
+				req[0] = cpu_to_le64(sa->handle);
+				req[1] = cpu_to_le64(sa->esn_hi);
+				found = true;
+				break;
+			}
+		}
+		spin_unlock_bh(&ips->lock);
+		if (!found)
+			break;
+		octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_UPDATE, req,
+				sizeof(req), NULL, 0);
+	}
+	mutex_unlock(&octep_ipsec_ctl_mutex);
+}
+
+/* Refresh the block's per-entry counters of packet-offload states. */
+static void octep_ipsec_stats_work(struct work_struct *work)
+{
+	struct octep_ipsec *ips = container_of(to_delayed_work(work),
+					       struct octep_ipsec, stats_work);
+	struct octep_sdp_mbox_flow_stats st;
+	struct octep_ipsec_sa *sa, *cur;
+	bool again = false;
+	__le64 req;
+	u32 gen;
+
+	/* Holding the mutex keeps ctl_work from freeing what we look at. */
+	mutex_lock(&octep_ipsec_ctl_mutex);
+	gen = ++octep_ipsec_stats_gen;
+	for (;;) {
+		cur = NULL;
+		spin_lock_bh(&ips->lock);
+		list_for_each_entry(sa, &ips->sas, node) {
+			if (sa->type != XFRM_DEV_OFFLOAD_PACKET || !sa->handle)
+				continue;
+			again = true;
+			if (sa->stats_gen != gen) {
+				sa->stats_gen = gen;
+				cur = sa;
+				break;
+			}
+		}
+		spin_unlock_bh(&ips->lock);
+		if (!cur)
+			break;
+		req = cpu_to_le64(cur->handle);
+		if (octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_STATS, &req,
+				    sizeof(req), &st, sizeof(st)))
+			continue;
+		spin_lock_bh(&ips->lock);
+		cur->hw = st;
+		spin_unlock_bh(&ips->lock);
+	}
+	mutex_unlock(&octep_ipsec_ctl_mutex);
+	if (again)
+		queue_delayed_work(system_wq, &ips->stats_work,
+				   msecs_to_jiffies(OCTEP_IPSEC_STATS_MS));
+}
+
+static bool octep_ipsec_offload_ok(struct sk_buff *skb, struct xfrm_state *x)
+{
+	struct octep_ipsec_sa *sa = (void *)x->xso.offload_handle;
+
+	/* A larval state has no entry; anything else the block can take. */
+	return sa && sa->handle;
+}
+
+static void octep_ipsec_advance_esn(struct xfrm_state *x)
+{
+	struct octep_ipsec_sa *sa = (void *)x->xso.offload_handle;
+
+	if (!sa || !sa->handle || sa->dir != XFRM_DEV_OFFLOAD_IN ||
+	    !x->replay_esn)
+		return;
+	spin_lock_bh(&sa->ips->lock);
+	sa->esn_hi = x->replay_esn->seq_hi;
+	sa->esn_dirty = true;
+	spin_unlock_bh(&sa->ips->lock);
+	queue_work(system_wq, &sa->ips->del_work);
+}
+
+/*
+ * Packet offload: the stack does not count; the block does. The counts are
+ * at most OCTEP_IPSEC_STATS_MS old (this runs in atomic context).
+ */
+static void octep_ipsec_update_stats(struct xfrm_state *x)
+{
+	struct octep_ipsec_sa *sa = (void *)x->xso.offload_handle;
+	u64 packets, bytes;
+
+	if (!sa || sa->type != XFRM_DEV_OFFLOAD_PACKET)
+		return;
+	spin_lock_bh(&sa->ips->lock);
+	packets = le64_to_cpu(sa->hw.packets);
+	bytes = le64_to_cpu(sa->hw.bytes);
+	x->stats.replay = le64_to_cpu(sa->hw.replay);
+	x->stats.integrity_failed = le64_to_cpu(sa->hw.bad_icv);
+	spin_unlock_bh(&sa->ips->lock);
+	x->curlft.packets = packets;
+	x->curlft.bytes = bytes;
+}
+
+/* ---------------------------------------------------------- policies */
+
+static int octep_ipsec_policy_add(struct xfrm_policy *xp,
+				  struct netlink_ext_ack *extack)
+{
+	struct octep_ipsec *ips = octep_ipsec_of(xp->xdo.dev);
+	struct octep_ipsec_pol *pol;
+	u8 flows;
+
+	if (!ips) {
+		NL_SET_ERR_MSG_MOD(extack, "IPsec offload is not available on this device");
+		return -EOPNOTSUPP;
+	}
+	flows = READ_ONCE(ips->flows);
+	if (xp->xdo.type != XFRM_DEV_OFFLOAD_PACKET) {
+		NL_SET_ERR_MSG_MOD(extack, "Only packet offload policies can be offloaded");
+		return -EINVAL;
+	}
+	if (!flows || (flows == 1 && xp->xdo.dir != XFRM_DEV_OFFLOAD_OUT)) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "ipsec_flows=%u: the host carries %s, no offload",
+				       flows, flows ? "inbound policies" :
+				       "all policies");
+		return -EINVAL;
+	}
+	if (xp->type != XFRM_POLICY_TYPE_MAIN) {
+		NL_SET_ERR_MSG_MOD(extack, "Cannot offload non-main policy types");
+		return -EINVAL;
+	}
+	if (xp->xfrm_nr > 1) {
+		NL_SET_ERR_MSG_MOD(extack, "Cannot offload more than one template");
+		return -EINVAL;
+	}
+	if (xp->xfrm_nr &&
+	    (xp->xfrm_vec[0].id.proto != IPPROTO_ESP ||
+	     (xp->xfrm_vec[0].mode != XFRM_MODE_TRANSPORT &&
+	      xp->xfrm_vec[0].mode != XFRM_MODE_TUNNEL))) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "Only ESP templates in transport or tunnel mode can be offloaded");
+		return -EINVAL;
+	}
+	pol = kzalloc(sizeof(*pol), GFP_ATOMIC);
+	if (!pol)
+		return -ENOMEM;
+	pol->xp = xp;
+	INIT_LIST_HEAD(&pol->node);
+	if (xp->xdo.dir == XFRM_DEV_OFFLOAD_OUT && xp->xfrm_nr) {
+		spin_lock_bh(&ips->lock);
+		list_add_tail_rcu(&pol->node, &ips->out_pols);
+		spin_unlock_bh(&ips->lock);
+	}
+	xp->xdo.offload_handle = (unsigned long)pol;
+	return 0;
+}
+
+static void octep_ipsec_policy_delete(struct xfrm_policy *xp)
+{
+	struct octep_ipsec_pol *pol = (void *)xp->xdo.offload_handle;
+	struct octep_ipsec *ips = octep_ipsec_of(xp->xdo.dev);
+
+	if (!pol || !ips)
+		return;
+	spin_lock_bh(&ips->lock);
+	if (!list_empty(&pol->node))
+		list_del_rcu(&pol->node);
+	INIT_LIST_HEAD(&pol->node);
+	spin_unlock_bh(&ips->lock);
+}
+
+static void octep_ipsec_policy_free(struct xfrm_policy *xp)
+{
+	struct octep_ipsec_pol *pol = (void *)xp->xdo.offload_handle;
+
+	if (!pol)
+		return;
+	octep_ipsec_policy_delete(xp);
+	xp->xdo.offload_handle = 0;
+	kfree_rcu(pol, rcu);
+}
+
+/* ---------------------------------------------------- 6.12 and later */
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+/* 6.16 passes the device to add/delete/free. */
+static const struct xfrmdev_ops octep_xfrmdev_ops = {
+	.xdo_dev_state_add = octep_ipsec_state_add,
+	.xdo_dev_state_delete = octep_ipsec_state_delete,
+	.xdo_dev_state_free = octep_ipsec_state_free,
+	.xdo_dev_offload_ok = octep_ipsec_offload_ok,
+	.xdo_dev_state_advance_esn = octep_ipsec_advance_esn,
+	.xdo_dev_state_update_stats = octep_ipsec_update_stats,
+	.xdo_dev_policy_add = octep_ipsec_policy_add,
+	.xdo_dev_policy_delete = octep_ipsec_policy_delete,
+	.xdo_dev_policy_free = octep_ipsec_policy_free,
+};
+#else
+static int octep_xdo_state_add(struct xfrm_state *x,
+			       struct netlink_ext_ack *extack)
+{
+	return octep_ipsec_state_add(x->xso.real_dev, x, extack);
+}
+
+static void octep_xdo_state_delete(struct xfrm_state *x)
+{
+	octep_ipsec_state_delete(x->xso.real_dev, x);
+}
+
+static void octep_xdo_state_free(struct xfrm_state *x)
+{
+	octep_ipsec_state_free(x->xso.real_dev, x);
+}
+
+static const struct xfrmdev_ops octep_xfrmdev_ops = {
+	.xdo_dev_state_add = octep_xdo_state_add,
+	.xdo_dev_state_delete = octep_xdo_state_delete,
+	.xdo_dev_state_free = octep_xdo_state_free,
+	.xdo_dev_offload_ok = octep_ipsec_offload_ok,
+	.xdo_dev_state_advance_esn = octep_ipsec_advance_esn,
+	.xdo_dev_state_update_stats = octep_ipsec_update_stats,
+	.xdo_dev_policy_add = octep_ipsec_policy_add,
+	.xdo_dev_policy_delete = octep_ipsec_policy_delete,
+	.xdo_dev_policy_free = octep_ipsec_policy_free,
+};
+#endif
+
+/* ---------------------------------------------------------- datapath */
+
+/* The packet's addresses, protocol and ports, for selector matching. */
+struct octep_ipsec_fl {
+	xfrm_address_t saddr;
+	xfrm_address_t daddr;
+	u16 family;
+	u8 proto;
+	__be16 sport;
+	__be16 dport;
+};
+
+static bool octep_ipsec_flow_of(struct sk_buff *skb, struct octep_ipsec_fl *fl)
+{
+	unsigned int off = skb_network_offset(skb), l4;
+	__be16 ports[2];
+
+	memset(fl, 0, sizeof(*fl));
+	if (skb->protocol == htons(ETH_P_IP)) {
+		struct iphdr _iph;
+		const struct iphdr *iph;
+
+		iph = skb_header_pointer(skb, off, sizeof(_iph), &_iph);
+		if (!iph || iph->ihl < 5)
+			return false;
+		fl->family = AF_INET;
+		fl->saddr.a4 = iph->saddr;
+		fl->daddr.a4 = iph->daddr;
+		fl->proto = iph->protocol;
+		if (ip_is_fragment(iph))
+			return true;
+		l4 = off + iph->ihl * 4;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		struct ipv6hdr _ip6h;
+		const struct ipv6hdr *ip6h;
+
+		ip6h = skb_header_pointer(skb, off, sizeof(_ip6h), &_ip6h);
+		if (!ip6h)
+			return false;
+		fl->family = AF_INET6;
+		fl->saddr.in6 = ip6h->saddr;
+		fl->daddr.in6 = ip6h->daddr;
+		fl->proto = ip6h->nexthdr;
+		l4 = off + sizeof(*ip6h);
+	} else {
+		return false;
+	}
+	if (fl->proto == IPPROTO_TCP || fl->proto == IPPROTO_UDP) {
+		if (!skb_header_pointer(skb, l4, sizeof(ports), ports))
+			return false;
+		fl->sport = ports[0];
+		fl->dport = ports[1];
+	}
+	return true;
+}
+
+static bool octep_ipsec_addr_match(const xfrm_address_t *a,
+				   const xfrm_address_t *p, u8 plen, u16 family)
+{
+	if (!plen)
+		return true;
+	if (family == AF_INET)
+		return !((a->a4 ^ p->a4) & inet_make_mask(plen));
+	return ipv6_prefix_equal(&a->in6, &p->in6, plen);
+}
+
+static bool octep_ipsec_sel_match(const struct xfrm_selector *sel,
+				  const struct octep_ipsec_fl *fl)
+{
+	if (sel->family && sel->family != fl->family)
+		return false;
+	if (sel->proto && sel->proto != fl->proto)
+		return false;
+	return octep_ipsec_addr_match(&fl->saddr, &sel->saddr,
+				      sel->prefixlen_s, fl->family) &&
+	       octep_ipsec_addr_match(&fl->daddr, &sel->daddr,
+				      sel->prefixlen_d, fl->family) &&
+	       !((fl->sport ^ sel->sport) & sel->sport_mask) &&
+	       !((fl->dport ^ sel->dport) & sel->dport_mask);
+}
+
+static bool octep_ipsec_sa_fits(const struct xfrm_state *x,
+				const struct xfrm_tmpl *t,
+				const struct octep_ipsec_fl *fl)
+{
+	u16 fam = x->props.family;
+
+	if (x->km.state != XFRM_STATE_VALID || x->props.mode != t->mode ||
+	    (t->reqid && t->reqid != x->props.reqid) ||
+	    (t->id.spi && t->id.spi != x->id.spi))
+		return false;
+	if (x->props.mode == XFRM_MODE_TUNNEL)
+		return (xfrm_addr_any(&t->id.daddr, fam) ||
+			xfrm_addr_equal(&t->id.daddr, &x->id.daddr, fam)) &&
+		       (xfrm_addr_any(&t->saddr, fam) ||
+			xfrm_addr_equal(&t->saddr, &x->props.saddr, fam));
+	return fam == fl->family &&
+	       xfrm_addr_equal(&fl->daddr, &x->id.daddr, fam) &&
+	       xfrm_addr_equal(&fl->saddr, &x->props.saddr, fam);
+}
+
+/* Packet offload out: the policy (and then state) the packet falls under. */
+static int octep_ipsec_tx_match(struct octep_ipsec *ips, struct sk_buff *skb,
+				u64 *flags)
+{
+	struct octep_ipsec_pol *pol;
+	struct octep_ipsec_sa *sa;
+	struct octep_ipsec_fl fl;
+	int ret = 0;
+
+	if (!octep_ipsec_flow_of(skb, &fl))
+		return 0;
+	/* ESP the stack already built is not ours to wrap again. */
+	rcu_read_lock();
+	list_for_each_entry_rcu(pol, &ips->out_pols, node) {
+		const struct xfrm_policy *xp = pol->xp;
+
+		if (fl.proto == IPPROTO_ESP && xp->selector.proto != IPPROTO_ESP)
+			continue;
+		if (!octep_ipsec_sel_match(&xp->selector, &fl))
+			continue;
+		ret = -ENOENT;
+		list_for_each_entry_rcu(sa, &ips->out_sas, out_node) {
+			if (octep_ipsec_sa_fits(sa->x, &xp->xfrm_vec[0], &fl)) {
+				*flags |= FIELD_PREP(OCTEP_SDP_TX_IPSEC_OP,
+						     OCTEP_SDP_TX_IPSEC_ENCAP) |
+					  FIELD_PREP(OCTEP_SDP_TX_FLOW_HANDLE,
+						     sa->handle);
+				ret = 1;
+				break;
+			}
+		}
+		break;
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/**
+ * octep_ipsec_tx_flags() - the instruction's IPsec flags for a packet
+ * @iq: the input ring
+ * @skb: the packet
+ * @flags: the instruction flags word, OR-ed into
+ *
+ * Crypto offload (the stack left an xfrm_offload with XFRM_XMIT): the
+ * entry's handle and ENCRYPT. Packet offload (a plain packet under an
+ * offloaded outbound policy): the state's handle and ENCAP; a packet the
+ * policy covers but no offloaded state serves is dropped, never sent in
+ * clear.
+ *
+ * Return: 0, or -ENOENT to drop the packet (counted in ipsec_out_drop).
+ */
+int octep_ipsec_tx_flags(struct octep_iq *iq, struct sk_buff *skb, u64 *flags)
+{
+	struct octep_ipsec *ips = iq->qv->oct->ipsec;
+	struct xfrm_offload *xo;
+	struct octep_ipsec_sa *sa;
+	struct xfrm_state *x;
+	int ret;
+
+	if (!ips)
+		return 0;
+	xo = xfrm_offload(skb);
+	if (xo && (xo->flags & XFRM_XMIT)) {
+		x = xfrm_input_state(skb);
+		sa = (void *)x->xso.offload_handle;
+		if (x->xso.dev != ips->netdev || !sa || !sa->handle ||
+		    sa->dir != XFRM_DEV_OFFLOAD_OUT ||
+		    sa->type != XFRM_DEV_OFFLOAD_CRYPTO) {
+			octep_ipsec_inc(ips, OCTEP_IPSEC_OUT_DROP);
+			return -ENOENT;
+		}
+		*flags |= FIELD_PREP(OCTEP_SDP_TX_IPSEC_OP,
+				     OCTEP_SDP_TX_IPSEC_ENCRYPT) |
+			  FIELD_PREP(OCTEP_SDP_TX_FLOW_HANDLE, sa->handle);
+		octep_ipsec_inc(ips, OCTEP_IPSEC_TX_PACKETS);
+		octep_ipsec_add(ips, OCTEP_IPSEC_TX_BYTES, skb->len);
+		return 0;
+	}
+	/* Paired with list_add_tail_rcu() in policy add: a stale look is ok. */
+	if (list_empty(&ips->out_pols))
+		return 0;
+	ret = octep_ipsec_tx_match(ips, skb, flags);
+	if (ret < 0) {
+		octep_ipsec_inc(ips, OCTEP_IPSEC_OUT_DROP);
+		return ret;
+	}
+	if (ret) {
+		octep_ipsec_inc(ips, OCTEP_IPSEC_TX_PACKETS);
+		octep_ipsec_add(ips, OCTEP_IPSEC_TX_BYTES, skb->len);
+	}
+	return 0;
+}
+
+/**
+ * octep_ipsec_rx_xfrm() - act on the block's IPsec verdict for a packet
+ * @oq: the output ring
+ * @skb: the packet, after eth_type_trans()
+ * @ext: the response header's ext word (nonzero IPsec status)
+ *
+ * Return: 0 to hand @skb up (with a secpath when the block decrypted it),
+ * or a negative errno when @skb was dropped and freed (counted).
+ */
+int octep_ipsec_rx_xfrm(struct octep_oq *oq, struct sk_buff *skb, u64 ext)
+{
+	struct octep_ipsec *ips = oq->qv->oct->ipsec;
+	u32 handle = FIELD_GET(OCTEP_SDP_RX_FLOW_HANDLE, ext);
+	struct octep_ipsec_sa *sa;
+	struct xfrm_offload *xo;
+	struct xfrm_state *x;
+	struct sec_path *sp;
+	enum octep_ipsec_cnt c;
+
+	if (!ips)
+		return 0;
+	switch (FIELD_GET(OCTEP_SDP_RX_IPSEC_STATUS, ext)) {
+	case OCTEP_SDP_IPSEC_OK:
+		break;
+	case OCTEP_SDP_IPSEC_NO_ENTRY:
+		/* Not the block's: software ESP (or nothing) takes it. */
+		octep_ipsec_inc(ips, OCTEP_IPSEC_RX_NO_ENTRY);
+		return 0;
+	case OCTEP_SDP_IPSEC_BAD_ICV:
+		c = OCTEP_IPSEC_RX_BAD_ICV;
+		goto drop;
+	case OCTEP_SDP_IPSEC_REPLAY:
+		c = OCTEP_IPSEC_RX_REPLAY;
+		goto drop;
+	default:
+		c = OCTEP_IPSEC_RX_MALFORMED;
+		goto drop;
+	}
+
+	rcu_read_lock();
+	sa = xa_load(&ips->in_sas, handle);
+	x = sa ? sa->x : NULL;
+	/* The state may be on its way out: take it only while it lives. */
+	if (!x || !refcount_inc_not_zero(&x->refcnt)) {
+		rcu_read_unlock();
+		c = OCTEP_IPSEC_IN_DROP;
+		goto drop;
+	}
+	rcu_read_unlock();
+	sp = secpath_set(skb);
+	if (!sp || sp->len >= XFRM_MAX_DEPTH) {
+		xfrm_state_put(x);
+		c = OCTEP_IPSEC_IN_DROP;
+		goto drop;
+	}
+	sp->xvec[sp->len++] = x;
+	sp->olen++;
+	xo = xfrm_offload(skb);
+	xo->flags = CRYPTO_DONE;
+	xo->status = CRYPTO_SUCCESS;
+	octep_ipsec_inc(ips, OCTEP_IPSEC_RX_PACKETS);
+	octep_ipsec_add(ips, OCTEP_IPSEC_RX_BYTES, skb->len);
+	return 0;
+
+drop:
+	octep_ipsec_inc(ips, c);
+	kfree_skb(skb);
+	return -EBADMSG;
+}
+
+/* ---------------------------------------------------------- counters */
+
+/**
+ * octep_ipsec_stats_count() - how many ethtool -S values the offload adds
+ * @oct: device
+ *
+ * Return: the count (0 without the offload).
+ */
+unsigned int octep_ipsec_stats_count(struct octep_dev *oct)
+{
+	return oct->ipsec ? OCTEP_IPSEC_NCNT +
+			    ARRAY_SIZE(octep_mbox_cnt_names) : 0;
+}
+
+/**
+ * octep_ipsec_stats_strings() - their names
+ * @oct: device
+ * @data: the ethtool strings cursor, advanced
+ */
+void octep_ipsec_stats_strings(struct octep_dev *oct, u8 **data)
+{
+	unsigned int i;
+
+	if (!oct->ipsec)
+		return;
+	for (i = 0; i < OCTEP_IPSEC_NCNT; i++)
+		ethtool_puts(data, octep_ipsec_cnt_names[i]);
+	for (i = 0; i < ARRAY_SIZE(octep_mbox_cnt_names); i++)
+		ethtool_puts(data, octep_mbox_cnt_names[i]);
+}
+
+/**
+ * octep_ipsec_stats_values() - their values
+ * @oct: device
+ * @data: octep_ipsec_stats_count() values to fill
+ */
+void octep_ipsec_stats_values(struct octep_dev *oct, u64 *data)
+{
+	struct octep_ipsec *ips = oct->ipsec;
+	struct octep_ipsec_sa *sa;
+	unsigned int i, n = 0;
+
+	if (!ips)
+		return;
+	for (i = 0; i < OCTEP_IPSEC_NCNT; i++)
+		*data++ = atomic64_read(&ips->cnt[i]);
+	*data++ = atomic64_read(&ips->mbox.requests);
+	*data++ = atomic64_read(&ips->mbox.timeouts);
+	*data++ = atomic64_read(&ips->mbox.errors);
+	*data++ = atomic64_read(&ips->mbox.stray);
+	spin_lock_bh(&ips->lock);
+	list_for_each_entry(sa, &ips->sas, node)
+		n += !!sa->handle;
+	spin_unlock_bh(&ips->lock);
+	*data++ = n;
+}
+
+/* ----------------------------------------------------- devlink param */
+
+/**
+ * octep_ipsec_flows_get() - devlink param ipsec_flows, get
+ * @devlink: our instance
+ * @id: param id
+ * @ctx: value out
+ *
+ * Return: 0.
+ */
+int octep_ipsec_flows_get(struct devlink *devlink, u32 id,
+			  struct devlink_param_gset_ctx *ctx)
+{
+	struct octep_dev *oct = devlink_priv(devlink);
+	struct octep_ipsec *ips = oct->ipsec;
+
+	ctx->val.vu8 = ips ? READ_ONCE(ips->flows) : 0;
+	return 0;
+}
+
+/**
+ * octep_ipsec_flows_set() - devlink param ipsec_flows, set
+ * @devlink: our instance
+ * @id: param id
+ * @ctx: the new value, validated
+ * @extack: error report
+ *
+ * Applies to offload requests from now on; installed states stay.
+ *
+ * Return: 0 or -EOPNOTSUPP without the offload.
+ */
+int octep_ipsec_flows_set(struct devlink *devlink, u32 id,
+			  struct devlink_param_gset_ctx *ctx,
+			  struct netlink_ext_ack *extack)
+{
+	struct octep_dev *oct = devlink_priv(devlink);
+	struct octep_ipsec *ips = oct->ipsec;
+
+	if (!ips) {
+		NL_SET_ERR_MSG_MOD(extack, "IPsec offload is not available on this device");
+		return -EOPNOTSUPP;
+	}
+	/* Read locklessly by state and policy add. */
+	WRITE_ONCE(ips->flows, ctx->val.vu8);
+	return 0;
+}
+
+/**
+ * octep_ipsec_flows_validate() - devlink param ipsec_flows, validate
+ * @devlink: our instance
+ * @id: param id
+ * @val: proposed value
+ * @extack: error report
+ *
+ * Return: 0 or -EINVAL.
+ */
+int octep_ipsec_flows_validate(struct devlink *devlink, u32 id,
+			       union devlink_param_value val,
+			       struct netlink_ext_ack *extack)
+{
+	if (val.vu8 > 2) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "ipsec_flows is 0 (the host carries every association), 1 (the encrypting direction is offloaded) or 2 (both directions)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- setup */
+
+/**
+ * octep_ipsec_init() - find the block's mailbox and flow table
+ * @oct: device, before its netdev is created
+ *
+ * Without a mailbox the device simply has no IPsec offload.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int octep_ipsec_init(struct octep_dev *oct)
+{
+	struct octep_ipsec *ips;
+	int err;
+
+	ips = kzalloc(sizeof(*ips), GFP_KERNEL);
+	if (!ips)
+		return -ENOMEM;
+	ips->oct = oct;
+	ips->flows = OCTEP_IPSEC_FLOWS_DEF;
+	spin_lock_init(&ips->lock);
+	INIT_LIST_HEAD(&ips->sas);
+	INIT_LIST_HEAD(&ips->out_sas);
+	INIT_LIST_HEAD(&ips->out_pols);
+	INIT_LIST_HEAD(&ips->dead);
+	xa_init(&ips->in_sas);
+	INIT_WORK(&ips->del_work, octep_ipsec_ctl_work);
+	INIT_DELAYED_WORK(&ips->stats_work, octep_ipsec_stats_work);
+
+	err = octep_mbox_init(&ips->mbox, oct, oct->sdp->mbox_irq);
+	if (err) {
+		dev_info(oct->dev, "no control mailbox (%d): no IPsec offload\n",
+			 err);
+		kfree(ips);
+		return 0;
+	}
+	err = octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_GET_INFO, NULL, 0,
+			      &ips->info, sizeof(ips->info));
+	if (err || !(le32_to_cpu(ips->info.features) &
+		     OCTEP_SDP_FEAT_CRYPTO)) {
+		dev_info(oct->dev, "flow table unavailable (%d): no IPsec offload\n",
+			 err);
+		octep_mbox_fini(&ips->mbox);
+		kfree(ips);
+		return 0;
+	}
+	oct->ipsec = ips;
+	return 0;
+}
+
+/**
+ * octep_ipsec_netdev_setup() - offer ESP offload on the netdev
+ * @oct: device
+ * @nd: its netdev, before register_netdev()
+ */
+void octep_ipsec_netdev_setup(struct octep_dev *oct, struct net_device *nd)
+{
+	struct octep_ipsec *ips = oct->ipsec;
+
+	if (!ips)
+		return;
+	ips->netdev = nd;
+	nd->xfrmdev_ops = &octep_xfrmdev_ops;
+	nd->features |= NETIF_F_HW_ESP | NETIF_F_HW_ESP_TX_CSUM;
+	nd->hw_features |= NETIF_F_HW_ESP | NETIF_F_HW_ESP_TX_CSUM;
+	nd->hw_enc_features |= NETIF_F_HW_ESP | NETIF_F_HW_ESP_TX_CSUM;
+}
+
+/**
+ * octep_ipsec_fini() - drop the offload after the netdev is unregistered
+ * @oct: device
+ *
+ * Unregistering flushed every offloaded state and policy; this deletes
+ * their entries in the block and stops the mailbox.
+ */
+void octep_ipsec_fini(struct octep_dev *oct)
+{
+	struct octep_ipsec *ips = oct->ipsec;
+
+	if (!ips)
+		return;
+	cancel_delayed_work_sync(&ips->stats_work);
+	flush_work(&ips->del_work);
+	WARN_ON(!list_empty(&ips->sas));
+	octep_mbox_fini(&ips->mbox);
+	xa_destroy(&ips->in_sas);
+	oct->ipsec = NULL;
+	/* Pairs with the RCU readers of ips in the datapath (none left). */
+	synchronize_rcu();
+	kfree(ips);
+}
