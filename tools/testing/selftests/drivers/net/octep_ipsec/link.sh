@@ -42,6 +42,8 @@ fi
 
 # The packets really cross our netdev: with it down nothing gets through,
 # and after it comes back up (open again) everything does.
+# Keep the IPv6 addresses across the down (the default drops them).
+sysctl -qw "net.ipv6.conf.$HOST_IF.keep_addr_on_down=1"
 ip link set "$HOST_IF" down
 if ping -c 2 -i 0.2 -W 1 "$PEER_IP4" >/dev/null 2>&1; then
 	ktap_fail "no ping while $HOST_IF is down" "ping succeeded"
