@@ -110,6 +110,8 @@ struct osim_flow {
  * @cap: capacity each way (debugfs, applies to later adds)
  * @used: entries installed each way
  * @cnt: datapath counters, enum osim_ipsec_cnt
+ * @warm: a cipher kept allocated so that adding an entry finds the
+ *	algorithm instantiated (and self-tested) already
  * @dbg: debugfs directory "ipsec"
  */
 struct osim_ipsec {
@@ -140,6 +142,7 @@ struct osim_ipsec {
 	u32 used[2];
 
 	atomic64_t cnt[16];
+	struct crypto_aead *warm;
 	struct dentry *dbg;
 };
 

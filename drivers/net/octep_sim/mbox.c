@@ -7,6 +7,7 @@
  * raises the mailbox interrupt. Faults (debugfs ipsec/): fail or leave
  * unanswered the next N requests, optionally of one command only.
  */
+#include <crypto/aead.h>
 #include <linux/bitfield.h>
 #include <linux/debugfs.h>
 #include <linux/slab.h>
@@ -301,6 +302,10 @@ int osim_ipsec_init(struct osim_dev *dev)
 	spin_lock_init(&ips->mbox_lock);
 	INIT_DELAYED_WORK(&ips->mbox_work, osim_mbox_work);
 	osim_flow_table_init(ips);
+	/* Instantiating rfc4106 runs its self-tests: once, here. */
+	ips->warm = crypto_alloc_aead("rfc4106(gcm(aes))", 0, CRYPTO_ALG_ASYNC);
+	if (IS_ERR(ips->warm))
+		ips->warm = NULL;
 	osim_ipsec_debugfs(ips);
 	dev->ipsec = ips;
 	return 0;
@@ -320,8 +325,10 @@ void osim_ipsec_fini(struct osim_dev *dev)
 	ips->dying = true;
 	spin_unlock_irq(&ips->mbox_lock);
 	cancel_delayed_work_sync(&ips->mbox_work);
-	debugfs_remove_recursive(ips->dbg);
+	/* ips->dbg went with the device's directory (osim_debugfs_dev_del). */
 	dev->ipsec = NULL;
 	osim_flow_table_fini(ips);
+	if (ips->warm)
+		crypto_free_aead(ips->warm);
 	kfree(ips);
 }

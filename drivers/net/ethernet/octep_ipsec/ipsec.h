@@ -21,7 +21,9 @@ struct net_device;
 struct sk_buff;
 
 /* How long a mailbox request waits for its response. */
-#define OCTEP_MBOX_TIMEOUT_MS	2000
+#define OCTEP_MBOX_TIMEOUT_MS	3000
+
+#define OCTEP_MBOX_ORPHANS	16
 
 /**
  * struct octep_mbox - the host side of the control mailbox
@@ -34,6 +36,9 @@ struct sk_buff;
  * @h2c_size: H2C queue size in words
  * @c2h_size: C2H queue size in words
  * @irq: the mailbox interrupt
+ * @orphans: handles of entries added by FLOW_ADDs whose caller gave up
+ * @n_orphans: how many are in @orphans
+ * @orphan_work: queued when one is noted (it deletes them)
  * @ready: requests may be sent
  * @requests: requests sent
  * @timeouts: requests whose response did not come in time
@@ -50,6 +55,9 @@ struct octep_mbox {
 	u32 h2c_size;
 	u32 c2h_size;
 	int irq;
+	u32 orphans[OCTEP_MBOX_ORPHANS];
+	unsigned int n_orphans;
+	struct work_struct *orphan_work;
 	bool ready;
 	atomic64_t requests;
 	atomic64_t timeouts;
@@ -59,6 +67,7 @@ struct octep_mbox {
 
 int octep_mbox_init(struct octep_mbox *mb, struct octep_dev *oct, int irq);
 void octep_mbox_fini(struct octep_mbox *mb);
+bool octep_mbox_take_orphan(struct octep_mbox *mb, u32 *handle);
 int octep_mbox_call(struct octep_mbox *mb, u8 cmd, const void *req,
 		    size_t req_len, void *resp, size_t resp_len);
 

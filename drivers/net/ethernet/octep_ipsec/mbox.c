@@ -10,6 +10,7 @@
 #include <linux/completion.h>
 #include <linux/interrupt.h>
 #include <linux/jiffies.h>
+#include <linux/workqueue.h>
 
 #include "octep_ipsec.h"
 #include "ipsec.h"
@@ -22,6 +23,50 @@ struct octep_mbox_req {
 	unsigned int words;
 	__le64 resp[OCTEP_SDP_MBOX_MAX_BODY];
 };
+
+/*
+ * Under mb->lock: a response nobody waits for. A FLOW_ADD that succeeded
+ * after its caller gave up left an entry in the block: hand it back.
+ */
+static void octep_mbox_stray(struct octep_mbox *mb, u64 hdr,
+			     unsigned int size)
+{
+	u32 slot = mb->c2h_cons + 1;
+	u64 status, handle;
+
+	if (FIELD_GET(OCTEP_SDP_MBOX_HDR_CMD, hdr) != OCTEP_SDP_MBOX_FLOW_ADD ||
+	    size < 2)
+		return;
+	status = octep_rd64(mb->oct, OCTEP_SDP_MBOX_C2H_Q +
+			    (slot % mb->c2h_size) * 8);
+	handle = octep_rd64(mb->oct, OCTEP_SDP_MBOX_C2H_Q +
+			    ((slot + 1) % mb->c2h_size) * 8);
+	if (status || mb->n_orphans == OCTEP_MBOX_ORPHANS)
+		return;
+	mb->orphans[mb->n_orphans++] = (u32)handle;
+	if (mb->orphan_work)
+		queue_work(system_wq, mb->orphan_work);
+}
+
+/**
+ * octep_mbox_take_orphan() - an entry a timed-out FLOW_ADD left behind
+ * @mb: mailbox
+ * @handle: set to its handle
+ *
+ * Return: true if there was one (the caller deletes it).
+ */
+bool octep_mbox_take_orphan(struct octep_mbox *mb, u32 *handle)
+{
+	bool ret = false;
+
+	spin_lock_irq(&mb->lock);
+	if (mb->n_orphans) {
+		*handle = mb->orphans[--mb->n_orphans];
+		ret = true;
+	}
+	spin_unlock_irq(&mb->lock);
+	return ret;
+}
 
 /* Under mb->lock: take every response in C2H. */
 static void octep_mbox_drain(struct octep_mbox *mb)
@@ -65,8 +110,10 @@ static void octep_mbox_drain(struct octep_mbox *mb)
 			found = true;
 			break;
 		}
-		if (!found)
+		if (!found) {
 			atomic64_inc(&mb->stray);
+			octep_mbox_stray(mb, hdr, size);
+		}
 		mb->c2h_cons += 1 + size;
 	}
 	octep_wr64(oct, OCTEP_SDP_MBOX_C2H_CONS, mb->c2h_cons);

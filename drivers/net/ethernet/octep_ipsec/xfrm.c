@@ -427,13 +427,17 @@ static void octep_ipsec_state_free(struct net_device *dev,
 	queue_work(system_wq, &ips->del_work);
 }
 
-/* Delete the block's entries of freed states; send ESN updates. */
+/*
+ * Delete the block's entries of freed states and of flow adds that timed
+ * out; send ESN updates.
+ */
 static void octep_ipsec_ctl_work(struct work_struct *work)
 {
 	struct octep_ipsec *ips = container_of(work, struct octep_ipsec,
 					       del_work);
 	struct octep_ipsec_sa *sa;
 	__le64 req[2];
+	u32 handle;
 	int err;
 
 	mutex_lock(&octep_ipsec_ctl_mutex);
@@ -457,6 +461,12 @@ static void octep_ipsec_ctl_work(struct work_struct *work)
 					    sa->handle, err);
 		}
 		kfree_rcu(sa, rcu);
+	}
+	/* Entries of flow adds that timed out but were made after all. */
+	while (octep_mbox_take_orphan(&ips->mbox, &handle)) {
+		req[0] = cpu_to_le64(handle);
+		octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_DEL, req,
+				sizeof(req[0]), NULL, 0);
 	}
 	for (;;) {
 		bool found = false;
@@ -1110,6 +1120,7 @@ int octep_ipsec_init(struct octep_dev *oct)
 	INIT_WORK(&ips->del_work, octep_ipsec_ctl_work);
 	INIT_DELAYED_WORK(&ips->stats_work, octep_ipsec_stats_work);
 
+	ips->mbox.orphan_work = &ips->del_work;
 	err = octep_mbox_init(&ips->mbox, oct, oct->sdp->mbox_irq);
 	if (err) {
 		dev_info(oct->dev, "no control mailbox (%d): no IPsec offload\n",
