@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 
 #include "octep_sim.h"
+#include "ipsec.h"
 
 static void osim_dev_release(struct device *d)
 {
@@ -101,6 +102,7 @@ static void osim_dev_teardown(struct osim_dev *dev)
 	osim_rings_reset(dev);
 	set_bit(OSIM_F_DYING, &dev->flags);
 	osim_engine_stop(dev);
+	osim_ipsec_fini(dev);
 	osim_rings_fini(dev);
 	osim_wire_destroy(dev);
 	osim_engine_release(dev);
@@ -178,6 +180,9 @@ struct osim_dev *osim_dev_create(unsigned int id, unsigned int num_rings,
 	if (err)
 		goto err_teardown;
 	osim_debugfs_dev_add(dev);
+	err = osim_ipsec_init(dev);
+	if (err)
+		goto err_teardown;
 	err = osim_aux_add(dev);
 	if (err)
 		goto err_teardown;

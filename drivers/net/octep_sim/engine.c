@@ -21,6 +21,7 @@
 #include <net/gso.h>
 
 #include "octep_sim.h"
+#include "ipsec.h"
 
 /* What the engine keeps in skb->cb while a frame is in its hands. */
 struct osim_skb_cb {
@@ -29,6 +30,7 @@ struct osim_skb_cb {
 	ktime_t due;	/* when the delayed write is done */
 	u64 csum;	/* input: the instruction's csum word */
 	bool csum_req;	/* input: a checksum was asked for */
+	u64 flags;	/* input: the instruction's flags (IPsec op, handle) */
 };
 
 static struct osim_skb_cb *osim_cb(struct sk_buff *skb)
@@ -267,7 +269,8 @@ static void osim_rx_prepare(struct osim_dev *dev, struct sk_buff *skb,
 	ext |= FIELD_PREP(OCTEP_SDP_RX_HASH, hash & 0xffff);
 	skb_list_walk_safe(seg, seg, next) {
 		skb_mark_not_on_list(seg);
-		osim_cb(seg)->ext = ext;
+		/* The flow table: decrypt, verify, mark (ipsec.h). */
+		osim_cb(seg)->ext = ext | osim_ipsec_rx(dev, seg);
 		/* The ring: the hash's top bits, scaled to the ring count. */
 		seg->queue_mapping = reciprocal_scale(hash, dev->num_rings);
 		__skb_queue_tail(segs, seg);
@@ -434,6 +437,7 @@ static struct sk_buff *osim_iq_take(struct osim_dev *dev, struct osim_iq *iq)
 	skb_put_data(skb, va, len);
 	osim_cb(skb)->csum_req = flags & OCTEP_SDP_TX_CSUM;
 	osim_cb(skb)->csum = le64_to_cpu(READ_ONCE(ins->csum));
+	osim_cb(skb)->flags = flags;
 	iq->pkts++;
 	iq->bytes += len;
 	return skb;
@@ -504,6 +508,11 @@ static int osim_tx(struct osim_dev *dev, u64 *wait)
 				kfree_skb(skb);
 				continue;
 			}
+		}
+		/* Checksums first: ESP covers them (ipsec.h counts drops). */
+		if (osim_ipsec_tx(dev, skb, cb->flags)) {
+			kfree_skb(skb);
+			continue;
 		}
 		dev->wire_rx_pkts++;
 		dev->wire_rx_bytes += skb->len;

@@ -51,6 +51,7 @@ enum osim_cause {
 
 struct osim_dev;
 struct osim_ring;
+struct osim_ipsec;
 
 /**
  * struct osim_cnt - a CNTS register and its INT_LEVELS: the interrupt rules
@@ -302,6 +303,7 @@ struct osim_sdp {
  * @stub: the host stub
  * @stub_lock: serializes host_stub commands
  * @dbg: debugfs directory
+ * @ipsec: mailbox and flow table (ipsec.h)
  */
 struct osim_dev {
 	struct device dev;
@@ -344,6 +346,7 @@ struct osim_dev {
 	struct osim_stub stub;
 	struct mutex stub_lock;	/* host_stub commands */
 	struct dentry *dbg;
+	struct osim_ipsec *ipsec;
 };
 
 static inline struct osim_dev *to_osim_dev(struct device *dev)

@@ -19,6 +19,7 @@
 #include <linux/mm.h>
 
 #include "octep_sim.h"
+#include "ipsec.h"
 
 /**
  * osim_dma_va() - where the model reaches @len bytes the host mapped at @addr
@@ -282,6 +283,8 @@ u64 osim_read64(struct osim_dev *dev, u32 off)
 	struct osim_ring *ring;
 	u32 reg;
 
+	if (osim_mbox_reg(off))
+		return osim_mbox_read(dev, off);
 	if (!osim_decode(dev, off, &ring, &reg)) {
 		atomic64_inc(&dev->bad_regs);
 		return 0;
@@ -304,6 +307,10 @@ void osim_write64(struct osim_dev *dev, u32 off, u64 val)
 	struct osim_ring *ring;
 	u32 reg;
 
+	if (osim_mbox_reg(off)) {
+		osim_mbox_write(dev, off, val);
+		return;
+	}
 	if (!osim_decode(dev, off, &ring, &reg)) {
 		atomic64_inc(&dev->bad_regs);
 		return;
