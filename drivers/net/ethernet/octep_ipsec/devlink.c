@@ -10,6 +10,7 @@
 enum octep_devlink_param_id {
 	OCTEP_DEVLINK_PARAM_ID_BASE = DEVLINK_PARAM_GENERIC_ID_MAX,
 	OCTEP_DEVLINK_PARAM_ID_RXWD_PERIOD_US,
+	OCTEP_DEVLINK_PARAM_ID_IPSEC_FLOWS,
 };
 
 static int octep_rxwd_period_get(struct devlink *devlink, u32 id,
@@ -48,6 +49,12 @@ static const struct devlink_param octep_params[] = {
 			     BIT(DEVLINK_PARAM_CMODE_RUNTIME),
 			     octep_rxwd_period_get, octep_rxwd_period_set,
 			     octep_rxwd_period_validate),
+	/* xfrm.c: which directions the IPsec offload may take. */
+	DEVLINK_PARAM_DRIVER(OCTEP_DEVLINK_PARAM_ID_IPSEC_FLOWS,
+			     "ipsec_flows", DEVLINK_PARAM_TYPE_U8,
+			     BIT(DEVLINK_PARAM_CMODE_RUNTIME),
+			     octep_ipsec_flows_get, octep_ipsec_flows_set,
+			     octep_ipsec_flows_validate),
 };
 
 static const struct devlink_ops octep_devlink_ops = {

@@ -96,7 +96,8 @@ static int octep_get_sset_count(struct net_device *netdev, int sset)
 
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
-	return (OCTEP_N_RX + OCTEP_N_TX) * (1 + oct->max_rings) + OCTEP_N_DEV;
+	return (OCTEP_N_RX + OCTEP_N_TX) * (1 + oct->max_rings) + OCTEP_N_DEV +
+	       octep_ipsec_stats_count(oct);
 }
 
 static void octep_get_strings(struct net_device *netdev, u32 sset, u8 *data)
@@ -118,6 +119,7 @@ static void octep_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 		for (i = 0; i < OCTEP_N_TX; i++)
 			ethtool_sprintf(&data, "tx%u_%s", q, octep_tx_names[i]);
 	}
+	octep_ipsec_stats_strings(oct, &data);
 }
 
 static void octep_get_ethtool_stats(struct net_device *netdev,
@@ -149,6 +151,8 @@ static void octep_get_ethtool_stats(struct net_device *netdev,
 	dev[2] = oct->quiesce_cycles;
 	dev[3] = oct->quiesce_waits;
 	dev[4] = div_u64(oct->quiesce_wait_max_ns, NSEC_PER_USEC);
+	/* After the rings: ring now points past the last ring's values. */
+	octep_ipsec_stats_values(oct, ring);
 }
 
 /**

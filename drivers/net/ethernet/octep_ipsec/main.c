@@ -99,9 +99,12 @@ struct octep_dev *octep_core_probe(struct device *dev,
 	}
 	octep_wd_init(oct);
 
-	err = octep_netdev_create(oct);
+	err = octep_ipsec_init(oct);
 	if (err)
 		goto err_free;
+	err = octep_netdev_create(oct);
+	if (err)
+		goto err_ipsec;
 	err = octep_devlink_register(oct);
 	if (err)
 		goto err_netdev;
@@ -109,6 +112,8 @@ struct octep_dev *octep_core_probe(struct device *dev,
 
 err_netdev:
 	octep_netdev_destroy(oct);
+err_ipsec:
+	octep_ipsec_fini(oct);
 err_free:
 	octep_devlink_free(oct);
 	return ERR_PTR(err);
@@ -122,6 +127,8 @@ void octep_core_remove(struct octep_dev *oct)
 {
 	octep_devlink_unregister(oct);
 	octep_netdev_destroy(oct);
+	/* After the netdev: unregistering flushed the offloaded states. */
+	octep_ipsec_fini(oct);
 	octep_devlink_free(oct);
 }
 

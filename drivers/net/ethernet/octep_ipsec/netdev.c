@@ -287,6 +287,7 @@ int octep_netdev_create(struct octep_dev *oct)
 		eth_hw_addr_set(netdev, oct->sdp->mac_addr);
 	else
 		eth_hw_addr_random(netdev);
+	octep_ipsec_netdev_setup(oct, netdev);
 	netif_carrier_off(netdev);
 	err = netif_set_real_num_queues(netdev, oct->num_rings,
 					oct->num_rings);

@@ -320,27 +320,10 @@ int octep_devlink_register(struct octep_dev *oct);
 void octep_devlink_unregister(struct octep_dev *oct);
 
 /*
- * IPsec offload hooks. The IPsec part (xfrm.c) replaces these no-ops with
- * its implementation; the datapath calls them at these two places only.
- *
- * octep_ipsec_tx_flags() - instruction flags for @skb from its xfrm offload
- * state (OCTEP_SDP_TX_IPSEC_OP, OCTEP_SDP_TX_FLOW_HANDLE). Returns 0 and sets
- * *@flags, or a negative errno to drop the skb (counted in tx drops).
- *
- * octep_ipsec_rx_xfrm() - called for a received packet whose ext word has a
- * nonzero OCTEP_SDP_RX_IPSEC_STATUS, after eth_type_trans(). Returns 0 to
- * hand @skb up, or a negative errno when it consumed (freed) @skb.
+ * IPsec offload (ipsec.h, xfrm.c): the datapath calls it at two places,
+ * octep_ipsec_tx_flags() in transmit and octep_ipsec_rx_xfrm() in receive
+ * for a packet whose ext word has a nonzero OCTEP_SDP_RX_IPSEC_STATUS.
  */
-static inline int octep_ipsec_tx_flags(struct octep_iq *iq,
-				       struct sk_buff *skb, u64 *flags)
-{
-	return 0;
-}
-
-static inline int octep_ipsec_rx_xfrm(struct octep_oq *oq,
-				      struct sk_buff *skb, u64 ext)
-{
-	return 0;
-}
+#include "ipsec.h"
 
 #endif /* _OCTEP_IPSEC_H */
