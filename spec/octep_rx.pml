@@ -1,0 +1,550 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * octep_rx.pml - the receive servicing of one octep_ipsec output ring,
+ * as a Promela model for spin (see spec/README and the .rst section
+ * "The model-checked specification").
+ *
+ * Names follow the driver: OUT_CNTS (the ring's R_OUT_CNTS count),
+ * pkts_level (R_OUT_INT_LEVELS packet level), NAPI_STATE_SCHED and
+ * NAPI_STATE_MISSED (napi->state), tick_req (the ring's request for the
+ * watchdog's next tick), rxwd (the watchdog hrtimer), and the processes
+ * octep_ring_irq, octep_poll (with the inlines octep_visit and octep_pass),
+ * octep_rxwd_timer, octep_quiesce and octep_resume.
+ *
+ * Options (cpp, given to spin with -D):
+ *   SERVICE_PASS  the old servicing (service=pass): a per-ring flag taken
+ *                 for each pass, a held flag read as an empty pass, and a
+ *                 watchdog that takes the flag and makes one pass itself.
+ *                 Default: the visit rules on NAPI (service=visit).
+ *   NPKTS=n       packets the wire delivers in all (default 3)
+ *   BUDGET=n      the NAPI budget, a visit's bound in packets (default 2)
+ *   LEVEL=n       pkts_level (default 1)
+ *   BLK_TIMER     the block's time threshold: a ring whose count left zero
+ *                 gets one interrupt later if the count is still nonzero
+ *   RESEND        a completed visit writes RESEND (bit 59) after re-enabling
+ *   UNSEEN        the block counts a packet before it writes its buffer
+ *   QUIESCES=n    quiesce/resume cycles (default 1)
+ *   LIVENESS      include the LTL property (verify with pan -a -f)
+ *   REPORT        (pass mode) assert !left only after the watchdog took the
+ *                 flag between two of the poll's passes: the report's trail
+ * Defects, each to show that a property has teeth (all must fail):
+ *   OVERRIDE      arming the watchdog for its period overrides a request
+ *   OVERRUN       a pass is not told what is left of the budget
+ *   NO_SYNC_NET   the quiesce does not wait out the poll's tail
+ *   DROP_MASKED   the block drops a crossing while the ring's IRQ is masked
+ *
+ * Granularity: every atomic { } below is one indivisible step. The kernel's
+ * try_cmpxchg() loops (napi_schedule_prep, napi_complete_done, napi_disable,
+ * napi_enable) are each one step: a loop that recomputes from the value it
+ * read and succeeds only if the state is unchanged is linearizable at its
+ * successful cmpxchg. set_bit/test_and_clear_bit are one step each. Register
+ * reads and writes are one step each. Packets arrive between any two steps.
+ */
+
+#ifndef NPKTS
+#define NPKTS	3
+#endif
+#ifndef BUDGET
+#define BUDGET	2
+#endif
+#ifndef LEVEL
+#define LEVEL	1
+#endif
+#ifndef QUIESCES
+#define QUIESCES 1
+#endif
+
+/* rxwd: the watchdog hrtimer's state */
+#define RXWD_OFF	0	/* cancelled (quiesced) */
+#define RXWD_PERIOD	1	/* armed for a full period */
+#define RXWD_SOON	2	/* armed for the next tick (a request) */
+#define RXWD_FIRING	3	/* its callback is running */
+
+/* ---- the block (octep_sim / the SDP) ---- */
+byte OUT_CNTS;			/* R_OUT_CNTS: counted, not written back */
+byte pkts_level = LEVEL;	/* R_OUT_INT_LEVELS packet level */
+byte arrived;			/* packets the block has counted, ever */
+byte delivered;			/* packets handed up the stack, ever */
+byte unwritten;			/* UNSEEN: counted, buffer not yet written */
+bit irq_latched;		/* an interrupt raised, not yet taken */
+bit irq_ena = 1;		/* the ring's interrupt enable (INT_LEVELS ENA) */
+bit blk_timer;			/* BLK_TIMER: the time threshold is running */
+
+/* ---- NAPI (napi->state and its poll list) ---- */
+bit NAPI_STATE_SCHED;
+bit NAPI_STATE_MISSED;
+bit NAPI_STATE_DISABLE;
+bit NAPI_STATE_NPSVC;
+bit on_list;			/* __napi_schedule() done: the poll will run */
+
+/* ---- the watchdog ---- */
+bit tick_req;			/* the ring asked for the next tick (rule 3) */
+byte rxwd = RXWD_PERIOD;
+bit rxwd_on = 1;		/* the watchdog may be armed (not quiesced) */
+bit periodic = 1;		/* its full-period ticks go on (see below) */
+
+/* ---- service=pass ---- */
+bit oq_flag;			/* the old per-ring flag, taken per pass */
+
+/* ---- ghosts: who is inside, who owes the ring a service ---- */
+bit in_poll;			/* octep_poll between list pickup and return */
+bit in_irq;			/* octep_ring_irq between taking and leaving */
+bit in_wd;			/* a watchdog callback is running */
+bit owed;			/* a quiesce started; its resume owes a schedule */
+bit quiesced;
+byte quiesces_left = QUIESCES;
+bit between_passes;		/* pass mode: a visit between two passes */
+bit wd_between;			/* the watchdog took the flag there */
+
+/*
+ * The ring is LEFT: packets in it, nobody inside, nobody scheduled, no
+ * interrupt on its way, no block timer running, no tick requested, and no
+ * quiesce owing it the resume's schedule. Only the watchdog's full period
+ * (rxwd == RXWD_PERIOD) would find it: that is the report's stall.
+ */
+#define left	(OUT_CNTS > 0 && !NAPI_STATE_SCHED && !in_poll && \
+		 !in_irq && !(irq_latched && irq_ena) && !blk_timer && \
+		 !(tick_req && rxwd == RXWD_SOON) && !in_wd && !owed)
+
+/* the block raises the ring's interrupt */
+inline irq_raise()
+{
+#ifdef DROP_MASKED
+	if
+	:: irq_ena -> irq_latched = 1
+	:: else -> skip
+	fi
+#else
+	irq_latched = 1
+#endif
+}
+
+/* napi_schedule_prep(), one try_cmpxchg step: DISABLE refuses; a held SCHED
+ * sets MISSED (the note, rule 2) and returns false; else SCHED is taken. */
+inline napi_schedule_prep(ret)
+{
+	if
+	:: NAPI_STATE_DISABLE -> ret = 0
+	:: else ->
+		ret = !NAPI_STATE_SCHED;
+		if
+		:: NAPI_STATE_SCHED -> NAPI_STATE_MISSED = 1
+		:: else -> skip
+		fi;
+		NAPI_STATE_SCHED = 1
+	fi
+}
+
+/* napi_complete_done(), one try_cmpxchg step: MISSED keeps SCHED (and
+ * __napi_schedule() follows, the poll runs again) and returns false; else
+ * SCHED is cleared and it returns true. NPSVC returns false untouched. */
+inline napi_complete_done(ret, resched)
+{
+	atomic {
+		resched = 0;
+		if
+		:: NAPI_STATE_NPSVC -> ret = 0
+		:: else ->
+			assert(NAPI_STATE_SCHED);
+			if
+			:: NAPI_STATE_MISSED ->
+				NAPI_STATE_MISSED = 0; ret = 0; resched = 1
+			:: else ->
+				NAPI_STATE_SCHED = 0; ret = 1
+			fi
+		fi
+	}
+	if
+	:: resched -> on_list = 1	/* __napi_schedule() */
+	:: else -> skip
+	fi
+}
+
+/* arm the watchdog for its next tick; never later than that (rule 3) */
+inline rxwd_arm_soon()
+{
+	atomic {
+		if
+		:: rxwd_on -> rxwd = RXWD_SOON
+		:: else -> skip
+		fi
+	}
+}
+
+/* after a tick or at resume: the soonest of the period and a pending
+ * request; never overrides an arming for the next tick */
+inline rxwd_arm_period()
+{
+	if
+	:: !rxwd_on -> skip
+#ifdef OVERRIDE
+	:: else -> rxwd = RXWD_PERIOD
+#else
+	:: rxwd_on && rxwd == RXWD_SOON -> skip
+	:: rxwd_on && rxwd != RXWD_SOON && tick_req -> rxwd = RXWD_SOON
+	:: rxwd_on && rxwd != RXWD_SOON && !tick_req -> rxwd = RXWD_PERIOD
+#endif
+	fi
+}
+
+/* the write-back: hand k packets up and subtract k from R_OUT_CNTS */
+inline write_back(k)
+{
+	delivered = delivered + k;
+	OUT_CNTS = OUT_CNTS - k;
+	if
+	:: OUT_CNTS == 0 -> blk_timer = 0
+	:: else -> skip
+	fi
+}
+
+/*
+ * octep_pass: read R_OUT_CNTS, take up to what is left of the budget of the
+ * buffers it counts (stopping at one not yet written), hand them up, write
+ * the number taken back. n: count read; k: taken; unseen: stopped at a
+ * buffer not yet written.
+ */
+inline octep_pass(lim, n, k, unseen)
+{
+	atomic {
+		n = OUT_CNTS;
+#ifndef OVERRUN
+		if
+		:: n > lim -> n = lim
+		:: else -> skip
+		fi;
+#else
+		if
+		:: n > BUDGET -> n = BUDGET
+		:: else -> skip
+		fi;
+#endif
+#ifndef UNSEEN
+		k = n; unseen = 0
+	}
+#else
+	}
+	atomic {
+		/* the oldest n buffers, in ring order; the unwritten are newest */
+		k = OUT_CNTS - unwritten;
+		if
+		:: k > n -> k = n
+		:: else -> skip
+		fi;
+		unseen = (k < n)
+	}
+#endif
+	atomic { write_back(k) }
+}
+
+/* ------------------------------------------------------------------ */
+
+/* the wire: up to NPKTS packets, at any moment, and it may stop */
+active proctype octep_sim_wire()
+{
+	do
+	:: atomic {
+		arrived < NPKTS ->
+		if
+		:: OUT_CNTS == 0 ->
+#ifdef BLK_TIMER
+			blk_timer = 1;
+#endif
+			skip
+		:: else -> skip
+		fi;
+		/* the crossing: from below the level to at or above it */
+		if
+		:: OUT_CNTS < pkts_level && OUT_CNTS + 1 >= pkts_level ->
+			irq_raise()
+		:: else -> skip
+		fi;
+		OUT_CNTS++;
+		arrived++;
+#ifdef UNSEEN
+		unwritten++;
+#endif
+	   }
+	:: break
+	od
+}
+
+/* the block's own events: buffers written late, its time threshold */
+active proctype octep_sim_block()
+{
+end:
+	do
+#ifdef UNSEEN
+	:: unwritten > 0 -> unwritten--
+#endif
+#ifdef BLK_TIMER
+	:: atomic { blk_timer && OUT_CNTS > 0 -> irq_raise(); blk_timer = 0 }
+#endif
+	:: false
+	od
+}
+
+/* the ring's interrupt handler: mask the ring's IRQ, napi_schedule() */
+active proctype octep_ring_irq()
+{
+	bit ret;
+end:
+	do
+	:: atomic { irq_latched && irq_ena -> irq_latched = 0; in_irq = 1 }
+		irq_ena = 0;
+		atomic { napi_schedule_prep(ret) }
+		atomic {
+			if
+			:: ret -> on_list = 1	/* __napi_schedule() */
+			:: else -> skip
+			fi;
+			in_irq = 0; ret = 0
+		}
+	od
+}
+
+/* net_rx_action -> __napi_poll -> octep_poll -> octep_visit */
+active proctype octep_poll()
+{
+	byte n, k, work;
+	bit unseen, ret, resched, held;
+end:
+	do
+	:: atomic { on_list -> on_list = 0; in_poll = 1 }
+		if
+		:: NAPI_STATE_SCHED ->		/* napi_is_scheduled() */
+			/* octep_visit: passes until one takes nothing or
+			 * nothing is left of the budget */
+			work = 0;
+			do
+			:: work < BUDGET ->
+#ifdef SERVICE_PASS
+				/* the old way: the flag for each pass */
+				atomic {
+					if
+					:: oq_flag -> held = 1
+					:: else -> held = 0; oq_flag = 1
+					fi;
+					between_passes = 0
+				}
+				if
+				:: held ->
+					/* a held ring read as an empty pass */
+					printf("MSC: poll finds the flag held: leaves\n");
+					k = 0; unseen = 0
+				:: else ->
+					octep_pass(BUDGET - work, n, k, unseen);
+					atomic {
+						oq_flag = 0;
+						between_passes = (k > 0 && work + k < BUDGET)
+					}
+				fi;
+#else
+				octep_pass(BUDGET - work, n, k, unseen);
+#endif
+				work = work + k;
+				assert(work <= BUDGET);	/* the bound */
+				if
+				:: k == 0 -> break
+				:: else -> skip
+				fi
+			:: else -> break
+			od;
+			if
+			:: work < BUDGET ->
+				if
+				:: unseen ->
+					/* rule 3: work left behind */
+					tick_req = 1;	/* set_bit */
+					rxwd_arm_soon()
+				:: else -> skip
+				fi;
+				napi_complete_done(ret, resched);
+				if
+				:: ret ->
+					irq_ena = 1;
+#ifdef RESEND
+					atomic {
+						if
+						:: OUT_CNTS >= pkts_level ->
+							irq_latched = 1
+						:: else -> skip
+						fi
+					}
+#endif
+					skip
+				:: else -> skip
+				fi
+			:: else ->
+				/* the whole budget: NAPI still owns it */
+				if
+				:: NAPI_STATE_DISABLE ->
+					napi_complete_done(ret, resched)
+				:: else ->
+					on_list = 1	/* repoll */
+				fi
+			fi
+		:: else -> skip
+		fi;
+		/* forget the locals: fewer states, same behaviour */
+		atomic { in_poll = 0; n = 0; k = 0; work = 0; unseen = 0;
+			 ret = 0; resched = 0; held = 0 }
+	od
+}
+
+/*
+ * The watchdog: an hrtimer, a full period or the next tick. Its full-period
+ * ticks may stop at any moment (periodic = 0), so that the LTL property
+ * cannot lean on the periodic rescue: a requested tick still comes.
+ */
+active proctype octep_rxwd_timer()
+{
+	bit ret, got;
+	byte n, k;
+	bit unseen;
+end:
+	do
+	:: atomic {
+		(rxwd == RXWD_SOON ||
+		 (rxwd == RXWD_PERIOD && periodic)) ->
+		rxwd = RXWD_FIRING; in_wd = 1
+	   }
+		tick_req = 0;	/* test_and_clear_bit: this is the tick asked for */
+#ifndef SERVICE_PASS
+		if
+		:: OUT_CNTS > 0 ->
+			/* napi_schedule(): a held ring gets the note */
+			atomic { napi_schedule_prep(ret) }
+			if
+			:: ret -> on_list = 1
+			:: else -> skip
+			fi
+		:: else -> skip
+		fi;
+#else
+		if
+		:: OUT_CNTS > 0 ->
+			atomic {
+				if
+				:: !oq_flag ->
+					oq_flag = 1; got = 1;
+					wd_between = wd_between || between_passes
+				:: else -> got = 0
+				fi
+			}
+			if
+			:: got ->
+				printf("MSC: watchdog takes the flag, one pass\n");
+				/* one ring's worth: everything counted */
+				octep_pass(255, n, k, unseen);
+				oq_flag = 0
+			:: else -> skip
+			fi
+		:: else -> skip
+		fi;
+#endif
+		atomic {
+			if
+			:: rxwd == RXWD_FIRING -> rxwd = RXWD_OFF
+			:: else -> skip
+			fi;
+			rxwd_arm_period();
+			in_wd = 0; ret = 0; got = 0; n = 0; k = 0; unseen = 0
+		}
+#ifdef LIVENESS
+	:: atomic { rxwd == RXWD_PERIOD && periodic -> periodic = 0 }
+#endif
+	od
+}
+
+/* the quiesce: stop the watchdog, napi_disable(), wait out the poll, mask
+ * and synchronize the IRQ */
+active proctype octep_quiesce()
+{
+end:
+	do
+	:: atomic { quiesces_left > 0 && !quiesced && !owed -> owed = 1 }
+		/* hrtimer_cancel(): stops it and waits for its callback */
+		atomic { rxwd_on = 0; rxwd = RXWD_OFF }
+		(!in_wd);
+		/* napi_disable() */
+		NAPI_STATE_DISABLE = 1;		/* set_bit */
+		atomic {
+			!NAPI_STATE_SCHED && !NAPI_STATE_NPSVC ->
+			NAPI_STATE_SCHED = 1; NAPI_STATE_NPSVC = 1
+		}
+		NAPI_STATE_DISABLE = 0;		/* clear_bit */
+#ifndef NO_SYNC_NET
+		/* synchronize_net(): the poll's tail after napi_complete_done
+		 * (the IRQ re-enable) runs after SCHED is clear */
+		(!in_poll);
+#endif
+		/* mask the ring's IRQ, synchronize_irq() */
+		irq_ena = 0;
+		(!in_irq);
+		assert(!in_poll);			/* no visit in progress */
+		assert(delivered + OUT_CNTS == arrived);	/* none lost */
+		quiesced = 1
+	:: break
+	od
+}
+
+/* the resume: napi_enable(), unmask, arm the watchdog (the soonest of the
+ * period and a pending request), schedule the ring once */
+active proctype octep_resume()
+{
+	bit ret;
+end:
+	do
+	:: quiesced ->
+		assert(!irq_ena);	/* masked all the while it was quiesced */
+		atomic {		/* napi_enable() */
+			assert(NAPI_STATE_SCHED);
+			NAPI_STATE_SCHED = 0; NAPI_STATE_NPSVC = 0
+		}
+		irq_ena = 1;
+		atomic { rxwd_on = 1; rxwd_arm_period() }
+		atomic {		/* napi_schedule() */
+			napi_schedule_prep(ret);
+			owed = 0; quiesced = 0; quiesces_left--
+		}
+		atomic {
+			if
+			:: ret -> on_list = 1
+			:: else -> skip
+			fi;
+			ret = 0
+		}
+	od
+}
+
+#ifndef LIVENESS
+/* the ring is never left: checked in every reachable state */
+active proctype monitor()
+{
+#ifdef REPORT
+	assert(!(left && wd_between))
+#else
+	assert(!left)
+#endif
+}
+#endif
+
+#ifdef LIVENESS
+/*
+ * Time goes on when nothing else can move: without it a run that stops in
+ * a state with packets counted and nothing enabled would be finite, and
+ * pan's weak-fairness search only judges infinite runs.
+ */
+active proctype time_passes()
+{
+	bit t;
+end:
+	do
+	:: t = !t
+	od
+}
+
+/* under weak fairness, every packet the block counts is delivered */
+ltl delivered_all { <> [] (delivered == arrived) }
+#endif
