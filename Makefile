@@ -9,7 +9,7 @@
 #   make check-debug     the same selftests on the debug (KASAN, lockdep) kernel
 #   make demo            one TCP stream host -> peer through a model device
 #   make model           the spin model check (spec/)
-#   make clean
+#   make clean           kbuild's clean; make distclean also removes out/
 
 top := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 
@@ -24,7 +24,7 @@ KBUILD_ARGS := -C $(KDIR) M=$(top) CONFIG_OCTEP_IPSEC=m CONFIG_OCTEP_SIM=m
 CHECKPATCH_FILES = $(shell cd $(top) && find drivers include -name '*.[ch]' \
 			! -name '*.mod.c' 2>/dev/null | sort)
 
-.PHONY: all modules clean checkpatch check check-debug demo model help
+.PHONY: all modules clean distclean checkpatch check check-debug demo model help
 
 all: modules
 
@@ -33,6 +33,10 @@ modules:
 
 clean:
 	$(MAKE) $(KBUILD_ARGS) clean
+
+# out/ also holds the VM runs, initramfs and debug-kernel links that other
+# runs may be using: only distclean removes it.
+distclean: clean
 	rm -rf $(top)/out
 
 checkpatch:
