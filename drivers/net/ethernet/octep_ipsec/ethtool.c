@@ -15,6 +15,7 @@ static const char * const octep_rx_names[] = {
 	"interrupts", "visits", "passes", "passes_max",
 	"oq_declined", "oq_handed", "oq_bound", "oq_unseen", "rx_resync",
 	"rxwd_rescues", "rxwd_stalls", "tick_requests", "resend",
+	"rxwd_early",
 };
 
 static const char * const octep_rx_total_names[] = {
@@ -22,6 +23,7 @@ static const char * const octep_rx_total_names[] = {
 	"interrupts", "visits", "passes", "passes_max",
 	"oq_declined", "oq_handed", "oq_bound", "oq_unseen", "rx_resync",
 	"rxwd_rescues", "rxwd_stalls", "tick_requests", "resend",
+	"rxwd_early",
 };
 
 #define OCTEP_RX_PASSES_MAX	8	/* index of passes_max: a max, not a sum */
@@ -67,6 +69,7 @@ static void octep_rx_vals(struct octep_oq *oq, u64 *v)
 	v[5] = atomic64_read(&oq->interrupts);
 	v[9] = atomic64_read(&oq->oq_declined);
 	v[14] = atomic64_read(&oq->rxwd_rescues);
+	v[18] = atomic64_read(&oq->rxwd_early);
 }
 
 static void octep_tx_vals(struct octep_iq *iq, u64 *v)

@@ -108,6 +108,8 @@ struct octep_rx_stats {
  * @interrupts: ring interrupts taken (handler)
  * @oq_declined: servicers turned away because the ring was held
  * @rxwd_rescues: rings the watchdog found with packets unasked
+ * @rxwd_early: such rings whose interrupt had been enabled less than a tick
+ *	before: its latched interrupt may still be on its way, not a rescue
  */
 struct octep_oq {
 	struct octep_qvec *qv;
@@ -124,6 +126,7 @@ struct octep_oq {
 	atomic64_t interrupts;
 	atomic64_t oq_declined;
 	atomic64_t rxwd_rescues;
+	atomic64_t rxwd_early;
 };
 
 struct octep_tx_buf {
@@ -179,6 +182,7 @@ struct octep_iq {
  * @iq: input ring
  * @oq_levels: OUT_INT_LEVELS without the enable bit
  * @iq_levels: IN_INT_LEVELS without the enable bit
+ * @enabled_ns: when a poll last re-enabled the interrupt (ktime_get_ns())
  * @irq: Linux IRQ
  * @irq_requested: @irq is requested
  * @name: IRQ name
@@ -191,6 +195,7 @@ struct octep_qvec {
 	struct octep_iq iq;
 	u64 oq_levels;
 	u64 iq_levels;
+	u64 enabled_ns;
 	int irq;
 	bool irq_requested;
 	char name[IFNAMSIZ + 16];

@@ -340,6 +340,8 @@ int octep_napi_poll(struct napi_struct *napi, int budget)
 		 * latched by the block and fires here.
 		 */
 		octep_regs_write_levels(qv, true);
+		/* Read by the watchdog (octep_wd_look()); a hint, no pairing. */
+		WRITE_ONCE(qv->enabled_ns, ktime_get_ns());
 		if (octep_resend) {
 			/* As octeon_ep: RESEND after the count, counted. */
 			octep_wr64(qv->oct, OCTEP_SDP_R_OUT_CNTS(qv->idx),

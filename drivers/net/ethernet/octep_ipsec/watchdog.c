@@ -64,6 +64,20 @@ static void octep_wd_rearm(struct octep_dev *oct)
 	spin_unlock_irqrestore(&oct->wd_lock, flags);
 }
 
+/*
+ * A poll that re-enabled the interrupt less than a tick ago may have had a
+ * crossing latched while it was off: the block sends it on enable, and the
+ * model delivers it from an irq_work or an IPI, which under emulation can
+ * take a while. Such a ring is not left; it is counted in rxwd_early and
+ * not judged for a stall.
+ */
+static bool octep_wd_irq_in_flight(struct octep_qvec *qv)
+{
+	u64 since = ktime_get_ns() - READ_ONCE(qv->enabled_ns);
+
+	return since < OCTEP_RXWD_TICK_US * NSEC_PER_USEC;
+}
+
 /* service=visit: look at one ring; schedule its NAPI if it has packets. */
 static bool octep_wd_look(struct octep_qvec *qv)
 {
@@ -83,7 +97,9 @@ static bool octep_wd_look(struct octep_qvec *qv)
 		 * __napi_schedule(): it reads RESCUED at its start and judges
 		 * the stall from its first pass.
 		 */
-		if (!asked && cnt) {
+		if (!asked && cnt && octep_wd_irq_in_flight(qv)) {
+			atomic64_inc(&oq->rxwd_early);
+		} else if (!asked && cnt) {
 			atomic64_inc(&oq->rxwd_rescues);
 			set_bit(OCTEP_OQ_RESCUED, &oq->flags);
 		}

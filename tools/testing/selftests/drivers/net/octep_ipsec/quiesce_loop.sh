@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The quiesce, taken and lifted in a loop for 8 s under load: one TCP
+# stream, then four, from the peer to the host through a device with four
+# ring pairs. Each `ethtool -C` that changes the coalescing runs
+# octep_quiesce() (watchdog stopped, every NAPI disabled - waiting out a
+# visit in progress - interrupts off) and octep_resume() (every ring
+# scheduled once), with the rings in place. Like the report's table, it
+# prints the cycles, the stream, the frames received during them, how often
+# the quiesce had to wait for a visit and the longest wait.
+#
+# Asserted: the streams complete; one quiesce per change; no ring left
+# (rxwd_stalls 0: the resume owes and pays every ring a visit); nothing the
+# block counted is dropped (rx_drops 0); frames keep coming during the loop.
+
+source "$(dirname "$0")/lib.sh"
+require_cmd ip iperf3 ethtool python3
+
+LOOP_SECS=8
+
+ktap_plan 12
+
+check "modules load" octep_load || ktap_finish
+check "device 0 with 4 rings" octep_new 0 4 || ktap_finish
+check "peer namespace behind the wire" peer_setup || ktap_finish
+
+# loop STREAMS: quiesce/resume for LOOP_SECS under STREAMS streams.
+loop()
+{
+	local n=$1 c0 w0 p0 d0 s0 cycles=0 json rate end desc
+	desc="$n stream(s)"
+
+	iperf3 -s -D -1 --logfile /dev/null
+	wait_for 10 sh -c "ss -ltn | grep -q ':5201 '"
+	c0=$(stat "$HOST_IF" quiesce_cycles)
+	w0=$(stat "$HOST_IF" quiesce_waits)
+	p0=$(stat "$HOST_IF" rx_packets)
+	d0=$(stat "$HOST_IF" rx_drops)
+	s0=$(stat "$HOST_IF" rxwd_stalls)
+	in_peer timeout $((LOOP_SECS + 40)) iperf3 -c "$HOST_IP4" -P "$n" \
+		-t $((LOOP_SECS + 2)) -J --connect-timeout 10000 \
+		>"$TMPD/iperf.json" 2>&1 &
+	local client=$!
+	sleep 1
+	end=$((SECONDS + LOOP_SECS))
+	while [ "$SECONDS" -lt "$end" ]; do
+		ethtool -C "$HOST_IF" rx-usecs $((cycles % 2 + 1)) || break
+		cycles=$((cycles + 1))
+	done
+	wait "$client"
+	rate=$(python3 -c 'import json,sys
+print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]) // 1000000)' \
+		<"$TMPD/iperf.json" 2>/dev/null || echo 0)
+	local dc=$(($(stat "$HOST_IF" quiesce_cycles) - c0))
+	local dw=$(($(stat "$HOST_IF" quiesce_waits) - w0))
+	local dp=$(($(stat "$HOST_IF" rx_packets) - p0))
+	local dd=$(($(stat "$HOST_IF" rx_drops) - d0))
+	local ds=$(($(stat "$HOST_IF" rxwd_stalls) - s0))
+	local longest
+	longest=$(stat "$HOST_IF" quiesce_wait_max_us)
+	ktap_diag "$desc: cycles in ${LOOP_SECS}s $dc, the stream $rate Mbit/s, frames received $dp, had to wait $dw times, longest wait (so far) ${longest} us, stalls $ds, rxwd_early $(stat "$HOST_IF" rxwd_early)"
+
+	[ "$rate" -gt 0 ] && ktap_ok "$desc: the stream completes ($rate Mbit/s)" ||
+		ktap_fail "$desc: the stream completes" "$(tail -5 "$TMPD/iperf.json")"
+	[ "$dc" -eq "$cycles" ] && [ "$dc" -gt 0 ] &&
+		ktap_ok "$desc: one quiesce per change ($dc)" ||
+		ktap_fail "$desc: one quiesce per change" "changes $cycles, quiesces $dc"
+	[ "$ds" -eq 0 ] && ktap_ok "$desc: no ring left (rxwd_stalls +0)" ||
+		ktap_fail "$desc: no ring left" "rxwd_stalls +$ds"
+	[ "$dd" -eq 0 ] && [ "$dp" -gt 0 ] &&
+		ktap_ok "$desc: frames received ($dp), none dropped" ||
+		ktap_fail "$desc: frames received, none dropped" "rx_packets +$dp rx_drops +$dd"
+}
+
+TMPD=$(mktemp -d)
+on_exit "rm -rf $TMPD"
+
+loop 1
+loop 4
+
+# The longest wait is bounded by one poll (a budget of packets).
+longest=$(stat "$HOST_IF" quiesce_wait_max_us)
+[ "$longest" -lt 1000000 ] && ktap_ok "longest wait for a visit ${longest} us < 1 s" ||
+	ktap_fail "longest wait for a visit ${longest} us < 1 s"
+
+ktap_finish
