@@ -32,6 +32,9 @@
  *   OVERRUN       a pass is not told what is left of the budget
  *   NO_SYNC_NET   the quiesce does not wait out the poll's tail
  *   DROP_MASKED   the block drops a crossing while the ring's IRQ is masked
+ *   NO_NOTE       napi_schedule_prep() without MISSED: a servicer turned
+ *                 away by a held ring leaves no note (rule 2 broken)
+ *   NO_RESUME_SCHED  the resume does not schedule the ring once
  *
  * Granularity: every atomic { } below is one indivisible step. The kernel's
  * try_cmpxchg() loops (napi_schedule_prep, napi_complete_done, napi_disable,
@@ -127,10 +130,12 @@ inline napi_schedule_prep(ret)
 	:: NAPI_STATE_DISABLE -> ret = 0
 	:: else ->
 		ret = !NAPI_STATE_SCHED;
+#ifndef NO_NOTE
 		if
 		:: NAPI_STATE_SCHED -> NAPI_STATE_MISSED = 1
 		:: else -> skip
 		fi;
+#endif
 		NAPI_STATE_SCHED = 1
 	fi
 }
@@ -505,7 +510,9 @@ end:
 		irq_ena = 1;
 		atomic { rxwd_on = 1; rxwd_arm_period() }
 		atomic {		/* napi_schedule() */
+#ifndef NO_RESUME_SCHED
 			napi_schedule_prep(ret);
+#endif
 			owed = 0; quiesced = 0; quiesces_left--
 		}
 		atomic {
@@ -532,16 +539,16 @@ active proctype monitor()
 
 #ifdef LIVENESS
 /*
- * Time goes on when nothing else can move: without it a run that stops in
- * a state with packets counted and nothing enabled would be finite, and
- * pan's weak-fairness search only judges infinite runs.
+ * Time goes on when nothing else can move (timeout): without it a run that
+ * stops in a state with packets counted and nothing enabled would be
+ * finite, and pan's weak-fairness search judges only infinite runs.
  */
 active proctype time_passes()
 {
 	bit t;
 end:
 	do
-	:: t = !t
+	:: timeout -> t = !t
 	od
 }
 
