@@ -41,12 +41,37 @@ static struct osim_skb_cb *osim_cb(struct sk_buff *skb)
 
 /* ------------------------------------------------------- host buffers */
 
+/*
+ * Copy a frame into a host buffer at @to. A frame whose L4 checksum is
+ * still to do (CHECKSUM_PARTIAL: the wire's stack offloaded it) has it
+ * computed in the same pass as the copy and stored in the copy.
+ */
+static void osim_copy_frame(struct sk_buff *skb, void *to)
+{
+	int start = skb_checksum_start_offset(skb);
+	__sum16 sum;
+	__wsum csum;
+
+	if (skb->ip_summed != CHECKSUM_PARTIAL || start < 0 ||
+	    start + skb->csum_offset + sizeof(sum) > skb->len) {
+		skb_copy_bits(skb, 0, to, skb->len);
+		return;
+	}
+	skb_copy_bits(skb, 0, to, start);
+	csum = skb_copy_and_csum_bits(skb, start, to + start, skb->len - start);
+	sum = csum_fold(csum);
+	/* As skb_checksum_help(): a UDP sum of 0 means "none". */
+	if (!sum)
+		sum = CSUM_MANGLED_0;
+	memcpy(to + start + skb->csum_offset, &sum, sizeof(sum));
+}
+
 /* Write one packet into a host buffer: frame, ext, then the length last. */
 static void osim_buf_write(void *va, struct sk_buff *skb, u64 ext)
 {
 	struct octep_sdp_resp_hdr *hdr = va;
 
-	skb_copy_bits(skb, 0, va + OCTEP_SDP_RESP_HDR_LEN, skb->len);
+	osim_copy_frame(skb, va + OCTEP_SDP_RESP_HDR_LEN);
 	WRITE_ONCE(hdr->ext, cpu_to_le64(ext));
 	/* The length says the buffer is written: it must be seen last. */
 	dma_wmb();
@@ -229,7 +254,11 @@ static void osim_bucket_take(struct osim_dev *dev, struct osim_bucket *b,
 
 /* ------------------------------------------------------- to the host */
 
-/* Segment and checksum a frame the wire sent; its segments go to @segs. */
+/*
+ * Segment a frame the wire sent; its segments go to @segs. Segments share
+ * the frame's pages and keep CHECKSUM_PARTIAL: the copy into the host
+ * buffer computes the checksum (osim_copy_frame()), one pass for both.
+ */
 static void osim_rx_prepare(struct osim_dev *dev, struct sk_buff *skb,
 			    struct sk_buff_head *segs)
 {
@@ -240,9 +269,11 @@ static void osim_rx_prepare(struct osim_dev *dev, struct sk_buff *skb,
 	/* RSS on the headers, not on a hash a socket chose. */
 	skb_clear_hash(skb);
 	hash = skb_get_hash(skb);
+	/* The engine computes what the stack left: the host need not check. */
+	if (skb->ip_summed == CHECKSUM_PARTIAL)
+		ext |= FIELD_PREP(OCTEP_SDP_RX_CSUM, OCTEP_SDP_RX_CSUM_OK);
 	if (skb_is_gso(skb)) {
-		/* No features: linear segments, checksums done in software. */
-		seg = skb_gso_segment(skb, 0);
+		seg = skb_gso_segment(skb, NETIF_F_SG | NETIF_F_HW_CSUM);
 		if (IS_ERR(seg)) {
 			atomic64_inc(&dev->wire_drops);
 			kfree_skb(skb);
@@ -252,17 +283,7 @@ static void osim_rx_prepare(struct osim_dev *dev, struct sk_buff *skb,
 			consume_skb(skb);
 		else
 			seg = skb;
-		ext |= FIELD_PREP(OCTEP_SDP_RX_CSUM, OCTEP_SDP_RX_CSUM_OK);
 	} else {
-		if (skb->ip_summed == CHECKSUM_PARTIAL) {
-			if (skb_checksum_help(skb)) {
-				atomic64_inc(&dev->wire_drops);
-				dev_kfree_skb_any(skb);
-				return;
-			}
-			ext |= FIELD_PREP(OCTEP_SDP_RX_CSUM,
-					  OCTEP_SDP_RX_CSUM_OK);
-		}
 		seg = skb;
 		seg->next = NULL;
 	}
