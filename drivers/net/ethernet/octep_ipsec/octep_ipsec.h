@@ -63,6 +63,7 @@ enum {
 	OCTEP_OQ_RESCUED,	/* the watchdog scheduled this ring unasked */
 	OCTEP_OQ_REFILL,	/* buffers could not all be posted */
 	OCTEP_OQ_PASS_HELD,	/* service=pass only: the old per-pass flag */
+	OCTEP_OQ_COMPLETING,	/* the poll is completing: enable to come */
 };
 
 /**

@@ -333,6 +333,12 @@ int octep_napi_poll(struct napi_struct *napi, int budget)
 	if (done >= budget || !tx_done)
 		return budget;
 
+	/*
+	 * From here to the enable the ring has nobody inside (SCHED is given
+	 * back first) but is not left: a crossing since the last zero read is
+	 * latched and sent by the enable. Tell the watchdog (octep_wd_look()).
+	 */
+	set_bit(OCTEP_OQ_COMPLETING, &oq->flags);
 	if (napi_complete_done(napi, done)) {
 		/*
 		 * SCHED given back with no note: only now may the ring's
@@ -340,8 +346,9 @@ int octep_napi_poll(struct napi_struct *napi, int budget)
 		 * latched by the block and fires here.
 		 */
 		octep_regs_write_levels(qv, true);
-		/* Read by the watchdog (octep_wd_look()); a hint, no pairing. */
 		WRITE_ONCE(qv->enabled_ns, ktime_get_ns());
+		/* enabled_ns before the bit; pairs with test_bit_acquire(). */
+		clear_bit_unlock(OCTEP_OQ_COMPLETING, &oq->flags);
 		if (octep_resend) {
 			/* As octeon_ep: RESEND after the count, counted. */
 			octep_wr64(qv->oct, OCTEP_SDP_R_OUT_CNTS(qv->idx),
@@ -351,6 +358,7 @@ int octep_napi_poll(struct napi_struct *napi, int budget)
 			u64_stats_update_end(&oq->stats.syncp);
 		}
 	} else {
+		clear_bit_unlock(OCTEP_OQ_COMPLETING, &oq->flags);
 		/* A note was left (rule 2): NAPI polls this ring again. */
 		u64_stats_update_begin(&oq->stats.syncp);
 		oq->stats.oq_handed++;

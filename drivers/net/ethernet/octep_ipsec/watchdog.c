@@ -65,17 +65,19 @@ static void octep_wd_rearm(struct octep_dev *oct)
 }
 
 /*
- * A poll that re-enabled the interrupt less than a tick ago may have had a
- * crossing latched while it was off: the block sends it on enable, and the
- * model delivers it from an irq_work or an IPI, which under emulation can
- * take a while. Such a ring is not left; it is counted in rxwd_early and
- * not judged for a stall.
+ * A ring whose poll is between giving SCHED back and re-enabling the
+ * interrupt, or re-enabled it less than a tick ago, is not left: a crossing
+ * latched while the interrupt was off is sent by the enable, and the model
+ * delivers it from an irq_work or an IPI, which under emulation can take a
+ * while. Such a ring is scheduled, counted in rxwd_early, and not judged.
  */
 static bool octep_wd_irq_in_flight(struct octep_qvec *qv)
 {
-	u64 since = ktime_get_ns() - READ_ONCE(qv->enabled_ns);
-
-	return since < OCTEP_RXWD_TICK_US * NSEC_PER_USEC;
+	/* Pairs with clear_bit_unlock() after enabled_ns in the poll. */
+	if (test_bit_acquire(OCTEP_OQ_COMPLETING, &qv->oq.flags))
+		return true;
+	return ktime_get_ns() - READ_ONCE(qv->enabled_ns) <
+	       OCTEP_RXWD_TICK_US * NSEC_PER_USEC;
 }
 
 /* service=visit: look at one ring; schedule its NAPI if it has packets. */
