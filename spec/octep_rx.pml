@@ -24,6 +24,10 @@
  *   RESEND        a completed visit writes RESEND (bit 59) after re-enabling
  *   UNSEEN        the block counts a packet before it writes its buffer
  *   QUIESCES=n    quiesce/resume cycles (default 1)
+ *   LINUX_DISABLE_IRQ  the quiesce turns the IRQ off with disable_irq()
+ *                 (Linux level; a raised interrupt is replayed by
+ *                 enable_irq()) instead of the block's mask, and the resume
+ *                 leaves unmasking the block to the poll that completes
  *   LIVENESS      include the LTL property (verify with pan -a -f)
  *   REPORT        (pass mode) assert !left only after the watchdog took the
  *                 flag between two of the poll's passes: the report's trail
@@ -71,6 +75,7 @@ byte delivered;			/* packets handed up the stack, ever */
 byte unwritten;			/* UNSEEN: counted, buffer not yet written */
 bit irq_latched;		/* an interrupt raised, not yet taken */
 bit irq_ena = 1;		/* the ring's interrupt enable (INT_LEVELS ENA) */
+bit irq_off;			/* LINUX_DISABLE_IRQ: disable_irq() in force */
 bit blk_timer;			/* BLK_TIMER: the time threshold is running */
 
 /* ---- NAPI (napi->state and its poll list) ---- */
@@ -106,7 +111,8 @@ bit wd_between;			/* the watchdog took the flag there */
  * (rxwd == RXWD_PERIOD) would find it: that is the report's stall.
  */
 #define left	(OUT_CNTS > 0 && !NAPI_STATE_SCHED && !in_poll && \
-		 !in_irq && !(irq_latched && irq_ena) && !blk_timer && \
+		 !in_irq && !(irq_latched && irq_ena && !irq_off) && \
+		 !blk_timer && \
 		 !(tick_req && rxwd == RXWD_SOON) && !in_wd && !owed)
 
 /* the block raises the ring's interrupt */
@@ -295,7 +301,10 @@ active proctype octep_ring_irq()
 	bit ret;
 end:
 	do
-	:: atomic { irq_latched && irq_ena -> irq_latched = 0; in_irq = 1 }
+	:: atomic {
+		irq_latched && irq_ena && !irq_off ->
+		irq_latched = 0; in_irq = 1
+	   }
 		irq_ena = 0;
 		atomic { napi_schedule_prep(ret) }
 		atomic {
@@ -484,8 +493,14 @@ end:
 		 * (the IRQ re-enable) runs after SCHED is clear */
 		(!in_poll);
 #endif
+#ifdef LINUX_DISABLE_IRQ
+		/* disable_irq(): off at the Linux level, waits the handler
+		 * out; an interrupt raised meanwhile is replayed on enable */
+		irq_off = 1;
+#else
 		/* mask the ring's IRQ, synchronize_irq() */
 		irq_ena = 0;
+#endif
 		(!in_irq);
 		assert(!in_poll);			/* no visit in progress */
 		assert(delivered + OUT_CNTS == arrived);	/* none lost */
@@ -502,12 +517,22 @@ active proctype octep_resume()
 end:
 	do
 	:: quiesced ->
+#ifdef LINUX_DISABLE_IRQ
+		assert(irq_off);
+#else
 		assert(!irq_ena);	/* masked all the while it was quiesced */
+#endif
 		atomic {		/* napi_enable() */
 			assert(NAPI_STATE_SCHED);
 			NAPI_STATE_SCHED = 0; NAPI_STATE_NPSVC = 0
 		}
+#ifdef LINUX_DISABLE_IRQ
+		/* enable_irq(); the block's mask is lifted by the poll that
+		 * completes */
+		irq_off = 0;
+#else
 		irq_ena = 1;
+#endif
 		atomic { rxwd_on = 1; rxwd_arm_period() }
 		atomic {		/* napi_schedule() */
 #ifndef NO_RESUME_SCHED
