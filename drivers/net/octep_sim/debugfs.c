@@ -333,7 +333,8 @@ static int osim_cpu_set(void *data, u64 val)
 		return -EINVAL;
 	return osim_engine_set_cpu(data, cpu);
 }
-DEFINE_DEBUGFS_ATTRIBUTE(osim_cpu_fops, osim_cpu_get, osim_cpu_set, "%lld\n");
+DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(osim_cpu_fops, osim_cpu_get, osim_cpu_set,
+				"%lld\n");
 
 static int osim_mbps_get(void *data, u64 *val)
 {

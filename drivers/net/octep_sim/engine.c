@@ -239,17 +239,22 @@ static u64 osim_bucket_wait(struct osim_dev *dev, struct osim_bucket *b)
 	b->last = now;
 	if (delta > NSEC_PER_SEC)
 		delta = NSEC_PER_SEC;
-	b->tokens = min(b->tokens + div_u64((u64)delta * mbps, 8000), burst);
+	/* Signed: a debt (negative tokens) is paid off, not forgiven. */
+	b->tokens = min_t(s64, b->tokens + (s64)div_u64((u64)delta * mbps, 8000),
+			  burst);
 	if (b->tokens > 0)
 		return 0;
 	return div_u64((u64)(1 - b->tokens) * 8000, mbps) + 1;
 }
 
-static void osim_bucket_take(struct osim_dev *dev, struct osim_bucket *b,
+/* Take @bytes; false once the bucket is empty (stop the batch there). */
+static bool osim_bucket_take(struct osim_dev *dev, struct osim_bucket *b,
 			     unsigned int bytes)
 {
-	if (READ_ONCE(dev->link_mbps))
-		b->tokens -= bytes;
+	if (!READ_ONCE(dev->link_mbps))
+		return true;
+	b->tokens -= bytes;
+	return b->tokens > 0;
 }
 
 /* ------------------------------------------------------- to the host */
@@ -339,10 +344,11 @@ static int osim_rx_wire(struct osim_dev *dev, u64 *wait)
 	__skb_queue_head_init(&segs);
 	spin_lock_irqsave(&dev->wire_q.lock, flags);
 	while (n < OSIM_BATCH && (skb = __skb_dequeue(&dev->wire_q))) {
-		osim_bucket_take(dev, &dev->bucket_rx, skb->len);
 		n++;
 		/* Segmenting wants irqs on: keep the unsegmented ones aside. */
 		__skb_queue_tail(&segs, skb);
+		if (!osim_bucket_take(dev, &dev->bucket_rx, skb->len))
+			break;
 	}
 	spin_unlock_irqrestore(&dev->wire_q.lock, flags);
 	osim_wire_wake(dev);
@@ -476,9 +482,12 @@ static int osim_tx_ring(struct osim_dev *dev, struct osim_iq *iq,
 	n = iq->enabled ? min_t(u32, iq->pending, OSIM_BATCH) : 0;
 	for (i = 0; i < n; i++) {
 		skb = osim_iq_take(dev, iq);
-		if (skb) {
-			osim_bucket_take(dev, &dev->bucket_tx, skb->len);
-			__skb_queue_tail(out, skb);
+		if (!skb)
+			continue;
+		__skb_queue_tail(out, skb);
+		if (!osim_bucket_take(dev, &dev->bucket_tx, skb->len)) {
+			n = i + 1;
+			break;
 		}
 	}
 	if (n) {
