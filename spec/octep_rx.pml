@@ -24,6 +24,8 @@
  *   RESEND        a completed visit writes RESEND (bit 59) after re-enabling
  *   UNSEEN        the block counts a packet before it writes its buffer
  *   QUIESCES=n    quiesce/resume cycles (default 1)
+ *   RESUME_NO_UNMASK  the resume leaves unmasking the block to the poll
+ *                 that completes (octep_resume() in netdev.c does this)
  *   LINUX_DISABLE_IRQ  the quiesce turns the IRQ off with disable_irq()
  *                 (Linux level; a raised interrupt is replayed by
  *                 enable_irq()) instead of the block's mask, and the resume
@@ -526,10 +528,13 @@ end:
 			assert(NAPI_STATE_SCHED);
 			NAPI_STATE_SCHED = 0; NAPI_STATE_NPSVC = 0
 		}
-#ifdef LINUX_DISABLE_IRQ
+#if defined(LINUX_DISABLE_IRQ)
 		/* enable_irq(); the block's mask is lifted by the poll that
 		 * completes */
 		irq_off = 0;
+#elif defined(RESUME_NO_UNMASK)
+		/* the block's mask is lifted by the poll that completes */
+		skip;
 #else
 		irq_ena = 1;
 #endif
