@@ -474,7 +474,7 @@ u64 osim_ipsec_rx(struct osim_dev *dev, struct sk_buff *skb)
 	u64 seq;
 	int err;
 
-	/* Paired with the table_lock writer: a stale 0 only skips a look. */
+	/* Pairs with WRITE_ONCE() in flow.c: a stale 0 only skips a look. */
 	if (!ips || !READ_ONCE(ips->used[OSIM_FLOW_IN]))
 		return 0;
 	/* Look before copying: most frames are not ESP. */

@@ -257,7 +257,8 @@ static int osim_flow_add(struct osim_ipsec *ips,
 	f->handle = id | (d == OSIM_FLOW_OUT ? OSIM_FLOW_H_OUT : 0);
 	if (d == OSIM_FLOW_IN)
 		hash_add_rcu(ips->in_hash, &f->hnode, osim_flow_hash(f->spi));
-	ips->used[d]++;
+	/* Read locklessly by osim_ipsec_rx() (a look or not). */
+	WRITE_ONCE(ips->used[d], ips->used[d] + 1);
 	mutex_unlock(&ips->table_lock);
 	*handle = f->handle;
 	return 0;
@@ -286,7 +287,7 @@ static void osim_flow_unlink(struct osim_ipsec *ips, struct osim_flow *f)
 	xa_erase(&ips->flows[f->dir], f->handle & ~OSIM_FLOW_H_OUT);
 	if (f->dir == OSIM_FLOW_IN)
 		hash_del_rcu(&f->hnode);
-	ips->used[f->dir]--;
+	WRITE_ONCE(ips->used[f->dir], ips->used[f->dir] - 1);
 }
 
 static int osim_flow_del(struct osim_ipsec *ips, u32 handle)
