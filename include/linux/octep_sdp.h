@@ -19,7 +19,7 @@
 #include <linux/types.h>
 
 #define OCTEP_SDP_MAX_RINGS		16
-#define OCTEP_SDP_RING_OFFSET		(1ULL << 17)
+#define OCTEP_SDP_RING_OFFSET		BIT_ULL(17)
 
 /* Input rings: host to block (transmit). */
 #define OCTEP_SDP_R_IN_CONTROL_START	0x10000
