@@ -74,6 +74,8 @@ static int osim_irq_map(struct irq_domain *d, unsigned int virq,
 {
 	irq_set_chip_data(virq, d->host_data);
 	irq_set_chip_and_handler(virq, &osim_irq_chip, handle_simple_irq);
+	/* No ack path to move it in: affinity changes take effect at once. */
+	irq_set_status_flags(virq, IRQ_MOVE_PCNTXT);
 	return 0;
 }
 
