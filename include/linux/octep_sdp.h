@@ -290,7 +290,7 @@ struct octep_sdp_mbox_info {
 #define OCTEP_SDP_FLOW_TYPE_PACKET	2	/* block builds and strips ESP */
 #define OCTEP_SDP_FLOW_ALG_RFC4106	1	/* AES-GCM, 8-byte IV, 4-byte salt */
 #define OCTEP_SDP_FLOW_F_ESN		BIT(0)
-#define OCTEP_SDP_FLOW_MAX_REPLAY	4096	/* packets */
+#define OCTEP_SDP_FLOW_MAX_REPLAY	1024	/* packets */
 
 /**
  * struct octep_sdp_mbox_flow - FLOW_ADD request body

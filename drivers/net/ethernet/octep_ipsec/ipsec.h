@@ -7,6 +7,7 @@
 #define _OCTEP_IPSEC_XFRM_H
 
 #include <linux/atomic.h>
+#include <linux/bitfield.h>
 #include <linux/list.h>
 #include <linux/octep_sdp.h>
 #include <linux/spinlock.h>
@@ -83,6 +84,7 @@ enum octep_ipsec_cnt {
 	OCTEP_IPSEC_RX_REPLAY,
 	OCTEP_IPSEC_RX_NO_ENTRY,	/* ESP the table has no entry for */
 	OCTEP_IPSEC_RX_MALFORMED,
+	OCTEP_IPSEC_RX_CLEAR_DROP,	/* clear text an inbound policy forbids */
 	OCTEP_IPSEC_NCNT,
 };
 
@@ -100,6 +102,8 @@ enum octep_ipsec_cnt {
  * @sas: every offloaded state (struct octep_ipsec_sa)
  * @out_sas: packet-offload outbound states, newest first (RCU)
  * @out_pols: packet-offload outbound policies (RCU)
+ * @in_pols: packet-offload inbound policies (RCU)
+ * @n_in_pols: how many; read locklessly by octep_ipsec_rx_wanted()
  * @in_sas: inbound states by handle, for the receive path (RCU)
  * @dead: handles whose entries are still to be deleted in the block
  * @del_work: deletes them (state_free may not sleep)
@@ -116,6 +120,8 @@ struct octep_ipsec {
 	struct list_head sas;
 	struct list_head out_sas;
 	struct list_head out_pols;
+	struct list_head in_pols;
+	unsigned int n_in_pols;
 	struct xarray in_sas;
 	struct list_head dead;
 	struct work_struct del_work;
@@ -130,6 +136,26 @@ void octep_ipsec_fini(struct octep_dev *oct);
 int octep_ipsec_tx_flags(struct octep_iq *iq, struct sk_buff *skb,
 			 u64 *flags);
 int octep_ipsec_rx_xfrm(struct octep_oq *oq, struct sk_buff *skb, u64 ext);
+
+/**
+ * octep_ipsec_rx_wanted() - must octep_ipsec_rx_xfrm() see this packet
+ * @oq: the output ring
+ * @ext: the response header's ext word
+ *
+ * Yes when the block says something about IPsec, and for every packet
+ * while packet-offload inbound policies are installed: the stack trusts
+ * the device to have dropped clear text those policies forbid.
+ *
+ * Return: true to call octep_ipsec_rx_xfrm().
+ */
+static inline bool octep_ipsec_rx_wanted(struct octep_oq *oq, u64 ext)
+{
+	struct octep_ipsec *ips = oq->qv->oct->ipsec;
+
+	/* Pairs with WRITE_ONCE() in policy add/delete. */
+	return FIELD_GET(OCTEP_SDP_RX_IPSEC_STATUS, ext) ||
+	       (ips && READ_ONCE(ips->n_in_pols));
+}
 unsigned int octep_ipsec_stats_count(struct octep_dev *oct);
 void octep_ipsec_stats_strings(struct octep_dev *oct, u8 **data);
 void octep_ipsec_stats_values(struct octep_dev *oct, u64 *data);

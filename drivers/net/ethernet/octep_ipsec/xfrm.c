@@ -95,6 +95,7 @@ static const char * const octep_ipsec_cnt_names[OCTEP_IPSEC_NCNT] = {
 	[OCTEP_IPSEC_RX_REPLAY] = "ipsec_rx_replay",
 	[OCTEP_IPSEC_RX_NO_ENTRY] = "ipsec_rx_no_entry",
 	[OCTEP_IPSEC_RX_MALFORMED] = "ipsec_rx_malformed",
+	[OCTEP_IPSEC_RX_CLEAR_DROP] = "ipsec_rx_clear_drop",
 };
 
 /* Device-wide names after the per-state counters: the mailbox's. */
@@ -627,6 +628,11 @@ static int octep_ipsec_policy_add(struct xfrm_policy *xp,
 		spin_lock_bh(&ips->lock);
 		list_add_tail_rcu(&pol->node, &ips->out_pols);
 		spin_unlock_bh(&ips->lock);
+	} else if (xp->xdo.dir == XFRM_DEV_OFFLOAD_IN) {
+		spin_lock_bh(&ips->lock);
+		list_add_tail_rcu(&pol->node, &ips->in_pols);
+		WRITE_ONCE(ips->n_in_pols, ips->n_in_pols + 1);
+		spin_unlock_bh(&ips->lock);
 	}
 	xp->xdo.offload_handle = (unsigned long)pol;
 	return 0;
@@ -640,8 +646,11 @@ static void octep_ipsec_policy_delete(struct xfrm_policy *xp)
 	if (!pol || !ips)
 		return;
 	spin_lock_bh(&ips->lock);
-	if (!list_empty(&pol->node))
+	if (!list_empty(&pol->node)) {
 		list_del_rcu(&pol->node);
+		if (xp->xdo.dir == XFRM_DEV_OFFLOAD_IN)
+			WRITE_ONCE(ips->n_in_pols, ips->n_in_pols - 1);
+	}
 	INIT_LIST_HEAD(&pol->node);
 	spin_unlock_bh(&ips->lock);
 }
@@ -714,9 +723,10 @@ struct octep_ipsec_fl {
 	__be16 dport;
 };
 
-static bool octep_ipsec_flow_of(struct sk_buff *skb, struct octep_ipsec_fl *fl)
+static bool octep_ipsec_flow_of(struct sk_buff *skb, unsigned int off,
+				struct octep_ipsec_fl *fl)
 {
-	unsigned int off = skb_network_offset(skb), l4;
+	unsigned int l4;
 	__be16 ports[2];
 
 	memset(fl, 0, sizeof(*fl));
@@ -812,7 +822,7 @@ static int octep_ipsec_tx_match(struct octep_ipsec *ips, struct sk_buff *skb,
 	struct octep_ipsec_fl fl;
 	int ret = 0;
 
-	if (!octep_ipsec_flow_of(skb, &fl))
+	if (!octep_ipsec_flow_of(skb, skb_network_offset(skb), &fl))
 		return 0;
 	/* ESP the stack already built is not ours to wrap again. */
 	rcu_read_lock();
@@ -896,11 +906,44 @@ int octep_ipsec_tx_flags(struct octep_iq *iq, struct sk_buff *skb, u64 *flags)
 	return 0;
 }
 
+/*
+ * A packet that came in clear: does an offloaded inbound policy cover it?
+ * The stack takes such a policy as checked by the device (it accepts a
+ * packet without secpath under it), so the device must drop it.
+ */
+static bool octep_ipsec_rx_forbidden(struct octep_ipsec *ips,
+				     struct sk_buff *skb)
+{
+	struct octep_ipsec_pol *pol;
+	struct octep_ipsec_fl fl;
+	bool ret = false;
+
+	/* After eth_type_trans(): the network header is at skb->data. */
+	if (!octep_ipsec_flow_of(skb, 0, &fl))
+		return false;
+	rcu_read_lock();
+	list_for_each_entry_rcu(pol, &ips->in_pols, node) {
+		const struct xfrm_policy *xp = pol->xp;
+
+		if (xp->action == XFRM_POLICY_ALLOW && !xp->xfrm_nr)
+			continue;
+		if (octep_ipsec_sel_match(&xp->selector, &fl)) {
+			ret = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
 /**
  * octep_ipsec_rx_xfrm() - act on the block's IPsec verdict for a packet
  * @oq: the output ring
  * @skb: the packet, after eth_type_trans()
  * @ext: the response header's ext word (nonzero IPsec status)
+ *
+ * Clear text an offloaded inbound policy covers is dropped here: the block
+ * of this model has no policy table, the driver plays it.
  *
  * Return: 0 to hand @skb up (with a secpath when the block decrypted it),
  * or a negative errno when @skb was dropped and freed (counted).
@@ -918,6 +961,11 @@ int octep_ipsec_rx_xfrm(struct octep_oq *oq, struct sk_buff *skb, u64 ext)
 	if (!ips)
 		return 0;
 	switch (FIELD_GET(OCTEP_SDP_RX_IPSEC_STATUS, ext)) {
+	case OCTEP_SDP_IPSEC_NONE:
+		if (!octep_ipsec_rx_forbidden(ips, skb))
+			return 0;
+		c = OCTEP_IPSEC_RX_CLEAR_DROP;
+		goto drop;
 	case OCTEP_SDP_IPSEC_OK:
 		break;
 	case OCTEP_SDP_IPSEC_NO_ENTRY:
@@ -1115,6 +1163,7 @@ int octep_ipsec_init(struct octep_dev *oct)
 	INIT_LIST_HEAD(&ips->sas);
 	INIT_LIST_HEAD(&ips->out_sas);
 	INIT_LIST_HEAD(&ips->out_pols);
+	INIT_LIST_HEAD(&ips->in_pols);
 	INIT_LIST_HEAD(&ips->dead);
 	xa_init(&ips->in_sas);
 	INIT_WORK(&ips->del_work, octep_ipsec_ctl_work);
