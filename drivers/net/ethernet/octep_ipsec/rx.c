@@ -216,7 +216,7 @@ static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
 		octep_rx_offloads(oq, skb, ext);
 		skb_record_rx_queue(skb, qv->idx);
 		skb->protocol = eth_type_trans(skb, oct->netdev);
-		if (FIELD_GET(OCTEP_SDP_RX_IPSEC_STATUS, ext) &&
+		if (octep_ipsec_rx_wanted(oq, ext) &&
 		    octep_ipsec_rx_xfrm(oq, skb, ext))
 			continue;
 		pkts++;
