@@ -4,7 +4,7 @@
 # What the flow table cannot do is refused with a precise extack message
 # (checked word for word), and nothing is left in the block: an ICV other
 # than 128 bits, AES-192, authenticated (non-AEAD) states, a replay window
-# above 4096, UDP encapsulation, BEET mode. AES-256 and ESN are accepted.
+# above 1024, UDP encapsulation, BEET mode. AES-256 and ESN are accepted.
 # The mailbox: a command the coprocessor fails or never answers is refused
 # with its own message and counted on both sides; a full table says so.
 
@@ -48,8 +48,8 @@ refused "AES-192 key: only AES-128 and AES-256 (+ salt) can be offloaded" \
 refused "Cannot offload authenticated xfrm states: use AEAD rfc4106(gcm(aes))" \
 	mode transport enc 'cbc(aes)' 0x0123456789abcdef0123456789abcdef \
 	auth 'hmac(sha256)' 0x0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
-DIR=in refused "Replay window of 8192 packets: the flow table allows 4096" \
-	mode transport flag esn replay-window 8192 $GCM "$IPSEC_K128" 128
+DIR=in refused "Replay window of 2048 packets: the flow table allows 1024" \
+	mode transport flag esn replay-window 2048 $GCM "$IPSEC_K128" 128
 refused "Cannot offload UDP-encapsulated (NAT-T) ESP: the flow table carries plain ESP only" \
 	mode transport encap espinudp 4500 4500 0.0.0.0 $GCM "$IPSEC_K128" 128
 refused "Only transport and tunnel mode xfrm states can be offloaded" \

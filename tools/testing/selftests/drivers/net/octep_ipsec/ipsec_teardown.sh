@@ -23,7 +23,9 @@ under_traffic()
 {
 	in_peer iperf3 -s -D -1 --logfile /dev/null
 	wait_for 10 in_peer sh -c "ss -ltn | grep -q ':5201 '"
-	iperf3 -c "$I_P" -t 6 --connect-timeout 10000 >/dev/null 2>&1 &
+	# Once the states are gone the stream cannot finish: bound it.
+	timeout 15 iperf3 -c "$I_P" -t 6 --connect-timeout 10000 \
+		>/dev/null 2>&1 &
 	sleep 2
 	"$@"
 	wait

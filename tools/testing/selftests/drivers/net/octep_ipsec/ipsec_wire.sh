@@ -11,7 +11,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
 require_cmd ip ethtool devlink python3
 
-ktap_plan 10
+ktap_plan 11
 BAD_KEY=0xfedcba9876543210fedcba9876543210fedcba98
 
 ipsec_prepare
