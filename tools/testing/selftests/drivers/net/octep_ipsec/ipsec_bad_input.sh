@@ -12,7 +12,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
 require_cmd ip ethtool devlink python3
 
-ktap_plan 17
+ktap_plan 18
 
 ipsec_prepare
 check "modules load" octep_load || ktap_finish
