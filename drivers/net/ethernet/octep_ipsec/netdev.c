@@ -140,6 +140,15 @@ void octep_quiesce(struct octep_dev *oct)
 				oct->quiesce_wait_max_ns = dt;
 		}
 	}
+	/*
+	 * napi_disable() returns once SCHED is given back, but the poll that
+	 * gave it back may still be about to re-enable its interrupt (see
+	 * octep_napi_poll()). Polls run with BH disabled, an RCU read-side
+	 * section: after synchronize_net() none is still running, and the
+	 * disable below cannot be overtaken by its enable. Found by the spin
+	 * model (spec/octep_rx.pml, run teeth-sync-net-driver).
+	 */
+	synchronize_net();
 	for (q = 0; q < oct->num_rings; q++) {
 		octep_regs_write_levels(&oct->qv[q], false);
 		synchronize_irq(oct->qv[q].irq);
