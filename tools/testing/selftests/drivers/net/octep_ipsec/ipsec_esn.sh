@@ -11,7 +11,7 @@ source "$(dirname "$0")/ipsec_lib.inc"
 require_cmd ip ethtool devlink python3
 
 START=$((0xfffffff6))	# 10 packets below the boundary
-ktap_plan 9
+ktap_plan 10
 
 ipsec_prepare
 check "modules load" octep_load || ktap_finish
