@@ -156,6 +156,7 @@ static inline bool octep_ipsec_rx_wanted(struct octep_oq *oq, u64 ext)
 	return FIELD_GET(OCTEP_SDP_RX_IPSEC_STATUS, ext) ||
 	       (ips && READ_ONCE(ips->n_in_pols));
 }
+
 unsigned int octep_ipsec_stats_count(struct octep_dev *oct);
 void octep_ipsec_stats_strings(struct octep_dev *oct, u8 **data);
 void octep_ipsec_stats_values(struct octep_dev *oct, u64 *data);
