@@ -15,16 +15,20 @@
 # it proves it can tell the two apart.
 #
 # Thresholds, from runs in the VM on 2026-11-29 (host shared with other
-# builds and VMs, load 7-8 on 2 cores), rxwd_stalls in 10 s:
-#   service=visit: 5, 0, 0, 0, 3, 14
-#   service=pass:  18, 17, 14, 18, 24
-# So: visit at most VISIT_STALLS_MAX, pass at least PASS_STALLS_MIN, and
-# pass at least DIFF_MIN above visit. The visit runs that count stalls are
-# rings found with 32 or more packets, nobody inside and their interrupt
-# enabled for more than a tick (rxwd_early excludes the rest): either
-# interrupts the model delivered late or lost, or a ring left in a way not
-# yet understood - an open finding (see the .rst). With the watchdog at
-# 1 s instead of 50 ms the same visit stream counted no rescue at all.
+# builds and VMs, load 4-9 on 2 cores), rxwd_stalls in 10 s.
+# With the engine and the ring's interrupt left unpinned:
+#   service=visit: 5, 0, 0, 0, 3, 14, 0, 0, 0, 3, 5, 14, 1, 0, 8
+#   service=pass:  18, 17, 14, 18, 24, 14, 15, 17, 18, 24, 32, 51
+# The visit stalls there are rings found with 32 or more packets, nobody
+# inside and their interrupt enabled 4-40 ms earlier: an interrupt sent to
+# the other vCPU and waiting for QEMU's round robin (see run() below).
+# With the engine and the interrupt on CPU 1 and the watchdog on CPU 0, as
+# this test runs them: visit 3, 0, 1, 0, 0; pass 19, 7, 9, 12, 20. With the watchdog left to
+# share CPU 1 with the poll, pass read 3 and 1 (its timer and the poll are
+# then both softirqs of one CPU and cannot interleave), which is why the
+# test places the watchdog. So: visit at most VISIT_STALLS_MAX in any run,
+# pass at least PASS_STALLS_MIN over three rounds, and pass at least twice
+# visit plus DIFF_MIN over three rounds.
 #
 # The capture's paused share (gaps > 20 ms) is printed for both modes but
 # not asserted: on this emulated, shared machine the stream pauses in both
@@ -42,7 +46,7 @@ GAPS="$LIB_REPO/scripts/gaps.py"
 CAP=$(mktemp -d)
 on_exit "rm -rf $CAP"
 
-ktap_plan 7
+ktap_plan 15
 
 # run MODE: one stream with service=MODE; sets RATE STALLS RESCUES SHARE.
 run()
@@ -51,6 +55,24 @@ run()
 
 	RATE=0 STALLS=-1 RESCUES=-1 SHARE=-1
 	octep_load "service=$mode" && octep_new 0 1 && peer_setup || return 1
+	# Under single-threaded TCG an interrupt sent to the other vCPU waits
+	# for QEMU's round robin, up to tens of milliseconds, and a watchdog
+	# tick in that time counts a rescue the driver did not cause (seen:
+	# the ring's interrupt enabled, 68-675 packets counted, 4-40 ms after
+	# the enable). The engine and the ring's interrupt go to CPU 1, so the
+	# interrupt is raised and taken on one vCPU; the watchdog's timer and
+	# the receiving iperf3 stay free to run on either.
+	echo 1 >"$SIM_DBG/engine_cpu" || return 1
+	local n
+	for n in $(awk '/-rxtx-/ { sub(":", "", $1); print $1 }' /proc/interrupts); do
+		echo 2 >"/proc/irq/$n/smp_affinity" || return 1
+	done
+	# The watchdog's timer is armed by ndo_open on the CPU that opens the
+	# device and rearms itself there: CPU 0, so that in service=pass it
+	# can take the ring between two of the poll's passes on CPU 1.
+	ip link set "$HOST_IF" down && taskset -c 0 ip link set "$HOST_IF" up ||
+		return 1
+	wait_for 10 ping -c1 -W1 "$PEER_IP4" >/dev/null || return 1
 	iperf3 -s -D -1 --logfile /dev/null
 	wait_for 10 sh -c "ss -ltn | grep -q ':5201 '" || return 1
 	in_peer tcpdump -i "$WIRE_IF" -s 128 -U -w "$CAP/$mode.pcap" \
@@ -75,48 +97,50 @@ print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]) // 100
 	octep_unload
 }
 
-run visit
-V_RATE=$RATE V_STALLS=$STALLS
-if [ "$V_RATE" -gt 0 ]; then
-	ktap_ok "service=visit: the stream completes ($V_RATE Mbit/s)"
+# Two rounds, the modes alternating, so that a burst of load on the host
+# falls on both modes rather than on one.
+V_SUM=0 P_SUM=0 SHARES=
+for round in 1 2 3; do
+	for mode in visit pass; do
+		run "$mode"
+		if [ "$RATE" -gt 0 ]; then
+			ktap_ok "round $round, service=$mode: the stream completes ($RATE Mbit/s)"
+		else
+			ktap_fail "round $round, service=$mode: the stream completes"
+		fi
+		SHARES="$SHARES $mode=$SHARE"
+		if [ "$mode" = visit ]; then
+			V_SUM=$((V_SUM + STALLS))
+			if [ "$STALLS" -ge 0 ] && [ "$STALLS" -le "$VISIT_STALLS_MAX" ]; then
+				ktap_ok "round $round, service=visit: rxwd_stalls $STALLS <= $VISIT_STALLS_MAX"
+			else
+				ktap_fail "round $round, service=visit: rxwd_stalls $STALLS <= $VISIT_STALLS_MAX"
+			fi
+		else
+			P_SUM=$((P_SUM + STALLS))
+			if [ "$RESCUES" -ge "$STALLS" ]; then
+				ktap_ok "round $round, service=pass: each of $STALLS stalls is a rescue ($RESCUES)"
+			else
+				ktap_fail "round $round, service=pass: each of $STALLS stalls is a rescue ($RESCUES)"
+			fi
+		fi
+	done
+done
+# The old servicing leaves rings, and leaves more than the new one does.
+if [ "$P_SUM" -ge "$PASS_STALLS_MIN" ]; then
+	ktap_ok "service=pass leaves rings: stalls $P_SUM >= $PASS_STALLS_MIN over three rounds"
 else
-	ktap_fail "service=visit: the stream completes"
+	ktap_fail "service=pass leaves rings: stalls $P_SUM >= $PASS_STALLS_MIN over three rounds"
 fi
-if [ "$V_STALLS" -ge 0 ] && [ "$V_STALLS" -le "$VISIT_STALLS_MAX" ]; then
-	ktap_ok "service=visit: rxwd_stalls $V_STALLS <= $VISIT_STALLS_MAX"
+if [ "$P_SUM" -ge $((2 * V_SUM + DIFF_MIN)) ]; then
+	ktap_ok "pass leaves rings visit does not: stalls $P_SUM vs $V_SUM over three rounds"
 else
-	ktap_fail "service=visit: rxwd_stalls $V_STALLS <= $VISIT_STALLS_MAX"
+	ktap_fail "pass leaves rings visit does not: stalls $P_SUM vs $V_SUM over three rounds"
 fi
-V_SHARE=$SHARE
-
-run pass
-P_RATE=$RATE P_STALLS=$STALLS P_RESCUES=$RESCUES
-if [ "$P_RATE" -gt 0 ]; then
-	ktap_ok "service=pass: the stream completes ($P_RATE Mbit/s)"
-else
-	ktap_fail "service=pass: the stream completes"
-fi
-if [ "$P_STALLS" -ge "$PASS_STALLS_MIN" ]; then
-	ktap_ok "service=pass: rxwd_stalls $P_STALLS >= $PASS_STALLS_MIN (rings left)"
-else
-	ktap_fail "service=pass: rxwd_stalls $P_STALLS >= $PASS_STALLS_MIN (rings left)"
-fi
-if [ "$P_RESCUES" -ge "$P_STALLS" ]; then
-	ktap_ok "service=pass: every stall is a rescue ($P_RESCUES >= $P_STALLS)"
-else
-	ktap_fail "service=pass: every stall is a rescue ($P_RESCUES >= $P_STALLS)"
-fi
-# The difference: the old servicing leaves rings the new one does not.
-if [ "$P_STALLS" -ge $((V_STALLS + DIFF_MIN)) ]; then
-	ktap_ok "pass leaves rings visit does not: stalls $P_STALLS vs $V_STALLS"
-else
-	ktap_fail "pass leaves rings visit does not: stalls $P_STALLS vs $V_STALLS"
-fi
-ktap_diag "paused share (gaps > 20 ms): visit $V_SHARE, pass $SHARE"
-if [ "$V_SHARE" != -1 ] && [ "$SHARE" != -1 ]; then
-	ktap_ok "both captures analysed"
-else
-	ktap_fail "both captures analysed"
-fi
+ktap_diag "paused share (gaps > 20 ms):$SHARES"
+case "$SHARES" in
+*=-1*) ktap_fail "all six captures analysed" ;;
+*) ktap_ok "all six captures analysed" ;;
+esac
 
 ktap_finish
