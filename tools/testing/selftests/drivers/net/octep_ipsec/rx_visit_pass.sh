@@ -23,7 +23,8 @@
 # inside and their interrupt enabled 4-40 ms earlier: an interrupt sent to
 # the other vCPU and waiting for QEMU's round robin (see run() below).
 # With the engine and the interrupt on CPU 1 and the watchdog on CPU 0, as
-# this test runs them: visit 3, 0, 1, 0, 0; pass 19, 7, 9, 12, 20. With the watchdog left to
+# this test runs them: visit 3, 0, 1, 0, 0; pass 19, 7, 9, 12, 20.
+# With the watchdog left to
 # share CPU 1 with the poll, pass read 3 and 1 (its timer and the poll are
 # then both softirqs of one CPU and cannot interleave), which is why the
 # test places the watchdog. So: visit at most VISIT_STALLS_MAX in any run,
