@@ -30,7 +30,6 @@
 #include <linux/netdevice.h>
 #include <linux/tcp.h>
 #include <linux/udp.h>
-#include <linux/version.h>
 #include <net/ipv6.h>
 #include <net/xfrm.h>
 
@@ -668,8 +667,8 @@ static void octep_ipsec_policy_free(struct xfrm_policy *xp)
 
 /* ---------------------------------------------------- 6.12 and later */
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
-/* 6.16 passes the device to add/delete/free. */
+#ifdef OCTEP_XDO_HAS_DEV
+/* 6.16 passes the device to add/delete/free (Kbuild defines the macro). */
 static const struct xfrmdev_ops octep_xfrmdev_ops = {
 	.xdo_dev_state_add = octep_ipsec_state_add,
 	.xdo_dev_state_delete = octep_ipsec_state_delete,
