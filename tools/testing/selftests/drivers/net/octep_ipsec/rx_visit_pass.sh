@@ -21,8 +21,11 @@
 # on a quiet host (the make check run of 2026-11-29 22:10, 490-600 Mbit/s)
 # pass read 3, 6 and 5 stalls against visit's 2, 2 and 0: too close to
 # tell apart by chance-free thresholds. At 5 ms, same placement, same day:
-#   service=visit: rxwd_stalls 0, 6, 0   (rxwd_runs 750, 308, 855)
-#   service=pass:  rxwd_stalls 564, 544, 71
+#   service=visit: rxwd_stalls 0, 6, 0, 0, 9, 0
+#                  (rxwd_runs 750, 308, 855, 870, 368, 924)
+#   service=pass:  rxwd_stalls 564, 544, 71, 67, 75, 518
+# VISIT_STALLS_MAX of 30 in one run is 1.5 % of the 2,000 ticks and three
+# times the most seen; the proof is the difference, asserted on the sums.
 # Earlier, at 50 ms and with the CPUs unplaced (load 4-9): visit 0-14,
 # pass 14-51; placed: visit 3, 0, 1, 0, 0; pass 19, 7, 9, 12, 20.
 # The visit stalls unplaced were rings found with 32 or more packets,
@@ -32,7 +35,7 @@
 # (its timer and the poll are then both softirqs of one CPU and cannot
 # interleave), which is why the test places the watchdog. So: visit at
 # most VISIT_STALLS_MAX in any run, pass at least PASS_STALLS_MIN over
-# three rounds (measured 1179), and pass at least twice visit plus
+# three rounds (measured 1179 and 660), and pass at least twice visit plus
 # DIFF_MIN over three rounds.
 #
 # The capture's paused share (gaps > 20 ms) is printed for both modes but
@@ -45,7 +48,7 @@ require_cmd ip iperf3 tcpdump python3 ethtool
 
 SECS=10
 PERIOD_US=${PERIOD_US:-5000}
-VISIT_STALLS_MAX=16
+VISIT_STALLS_MAX=30
 PASS_STALLS_MIN=40
 DIFF_MIN=5
 GAPS="$LIB_REPO/scripts/gaps.py"
