@@ -260,6 +260,24 @@ static bool osim_bucket_take(struct osim_dev *dev, struct osim_bucket *b,
 /* ------------------------------------------------------- to the host */
 
 /*
+ * The rings RSS spreads over: the leading run of enabled output rings, as
+ * a host that uses fewer ring pairs (ethtool -L) enables rings 0..n-1. The
+ * firmware of the real block is told the ring count by the host; here the
+ * enables say it. All disabled: every ring, so the drop is counted.
+ * Read without oq->lock: a ring disabled meanwhile drops and counts in
+ * osim_oq_put(), under the lock (pairs with the WRITE_ONCE()s of
+ * oq->enabled in regs.c).
+ */
+static unsigned int osim_rss_rings(struct osim_dev *dev)
+{
+	unsigned int n = 0;
+
+	while (n < dev->num_rings && READ_ONCE(dev->rings[n].oq.enabled))
+		n++;
+	return n ? n : dev->num_rings;
+}
+
+/*
  * Segment a frame the wire sent; its segments go to @segs. Segments share
  * the frame's pages and keep CHECKSUM_PARTIAL: the copy into the host
  * buffer computes the checksum (osim_copy_frame()), one pass for both.
@@ -267,6 +285,7 @@ static bool osim_bucket_take(struct osim_dev *dev, struct osim_bucket *b,
 static void osim_rx_prepare(struct osim_dev *dev, struct sk_buff *skb,
 			    struct sk_buff_head *segs)
 {
+	unsigned int rings = osim_rss_rings(dev);
 	struct sk_buff *seg, *next;
 	u64 ext = 0;
 	u32 hash;
@@ -298,7 +317,7 @@ static void osim_rx_prepare(struct osim_dev *dev, struct sk_buff *skb,
 		/* The flow table: decrypt, verify, mark (ipsec.h). */
 		osim_cb(seg)->ext = ext | osim_ipsec_rx(dev, seg);
 		/* The ring: the hash's top bits, scaled to the ring count. */
-		seg->queue_mapping = reciprocal_scale(hash, dev->num_rings);
+		seg->queue_mapping = reciprocal_scale(hash, rings);
 		__skb_queue_tail(segs, seg);
 	}
 }

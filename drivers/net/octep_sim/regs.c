@@ -46,7 +46,7 @@ void *osim_dma_va(struct osim_dev *dev, u64 addr, size_t len)
 static void osim_oq_enable(struct osim_dev *dev, struct osim_oq *oq, bool on)
 {
 	if (!on) {
-		oq->enabled = false;
+		WRITE_ONCE(oq->enabled, false);
 		/* The host may reclaim every buffer once this returns. */
 		osim_oq_flush_deferred(oq, true);
 		return;
@@ -59,7 +59,7 @@ static void osim_oq_enable(struct osim_dev *dev, struct osim_oq *oq, bool on)
 		oq->drop_dma++;
 		return;
 	}
-	oq->enabled = true;
+	WRITE_ONCE(oq->enabled, true);
 }
 
 static void osim_iq_enable(struct osim_dev *dev, struct osim_iq *iq, bool on)
@@ -87,7 +87,7 @@ static void osim_oq_new_ring(struct osim_dev *dev, struct osim_oq *oq)
 	osim_oq_flush_deferred(oq, false);
 	oq->head = 0;
 	oq->credits = 0;
-	oq->enabled = false;
+	WRITE_ONCE(oq->enabled, false);
 	if (was)
 		osim_oq_enable(dev, oq, true);
 }
@@ -352,7 +352,7 @@ void osim_rings_reset(struct osim_dev *dev)
 		struct osim_ring *ring = &dev->rings[i];
 
 		spin_lock_irqsave(&ring->oq.lock, flags);
-		ring->oq.enabled = false;
+		WRITE_ONCE(ring->oq.enabled, false);
 		osim_oq_flush_deferred(&ring->oq, false);
 		ring->oq.credits = 0;
 		ring->oq.head = 0;
