@@ -669,17 +669,9 @@ static void octep_ipsec_policy_free(struct xfrm_policy *xp)
 
 #ifdef OCTEP_XDO_HAS_DEV
 /* 6.16 passes the device to add/delete/free (Kbuild defines the macro). */
-static const struct xfrmdev_ops octep_xfrmdev_ops = {
-	.xdo_dev_state_add = octep_ipsec_state_add,
-	.xdo_dev_state_delete = octep_ipsec_state_delete,
-	.xdo_dev_state_free = octep_ipsec_state_free,
-	.xdo_dev_offload_ok = octep_ipsec_offload_ok,
-	.xdo_dev_state_advance_esn = octep_ipsec_advance_esn,
-	.xdo_dev_state_update_stats = octep_ipsec_update_stats,
-	.xdo_dev_policy_add = octep_ipsec_policy_add,
-	.xdo_dev_policy_delete = octep_ipsec_policy_delete,
-	.xdo_dev_policy_free = octep_ipsec_policy_free,
-};
+#define octep_xdo_state_add	octep_ipsec_state_add
+#define octep_xdo_state_delete	octep_ipsec_state_delete
+#define octep_xdo_state_free	octep_ipsec_state_free
 #else
 static int octep_xdo_state_add(struct xfrm_state *x,
 			       struct netlink_ext_ack *extack)
@@ -696,6 +688,7 @@ static void octep_xdo_state_free(struct xfrm_state *x)
 {
 	octep_ipsec_state_free(x->xso.real_dev, x);
 }
+#endif
 
 static const struct xfrmdev_ops octep_xfrmdev_ops = {
 	.xdo_dev_state_add = octep_xdo_state_add,
@@ -708,7 +701,6 @@ static const struct xfrmdev_ops octep_xfrmdev_ops = {
 	.xdo_dev_policy_delete = octep_ipsec_policy_delete,
 	.xdo_dev_policy_free = octep_ipsec_policy_free,
 };
-#endif
 
 /* ---------------------------------------------------------- datapath */
 
