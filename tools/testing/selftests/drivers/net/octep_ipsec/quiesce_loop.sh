@@ -29,6 +29,7 @@ source "$(dirname "$0")/lib.sh"
 require_cmd ip iperf3 ethtool python3
 
 LOOP_SECS=8
+TOGGLE=0	# rx-usecs starts at 0: the first write, 1, is a change
 
 ktap_plan 12
 
@@ -57,7 +58,12 @@ loop()
 	sleep 1
 	end=$((SECONDS + LOOP_SECS))
 	while [ "$SECONDS" -lt "$end" ]; do
-		ethtool -C "$HOST_IF" rx-usecs $((cycles % 2 + 1)) || break
+		# Alternate 1 and 2 across both loops: ethtool does not call
+		# the driver for a value it already has, so a loop that began
+		# on the value the last one ended on would count a change
+		# that never quiesced.
+		ethtool -C "$HOST_IF" rx-usecs $((TOGGLE % 2 + 1)) || break
+		TOGGLE=$((TOGGLE + 1))
 		cycles=$((cycles + 1))
 	done
 	wait "$client"
