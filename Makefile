@@ -9,6 +9,7 @@
 #   make check-debug     the same selftests on the debug (KASAN, lockdep) kernel
 #   make demo            one TCP stream host -> peer through a model device
 #   make model           the spin model check (spec/)
+#   make compat          build against Debian's newest kernel (scripts/compat-build)
 #   make clean           kbuild's clean; make distclean also removes out/
 
 top := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
@@ -24,7 +25,7 @@ KBUILD_ARGS := -C $(KDIR) M=$(top) CONFIG_OCTEP_IPSEC=m CONFIG_OCTEP_SIM=m
 CHECKPATCH_FILES = $(shell cd $(top) && find drivers include -name '*.[ch]' \
 			! -name '*.mod.c' 2>/dev/null | sort)
 
-.PHONY: all modules clean distclean checkpatch check check-debug demo model help
+.PHONY: all modules clean distclean checkpatch check check-debug demo model compat help
 
 all: modules
 
@@ -54,6 +55,9 @@ check-debug:
 
 demo:
 	$(top)/scripts/demo
+
+compat:
+	$(top)/scripts/compat-build
 
 model:
 	@if [ -f $(top)/spec/Makefile ]; then \

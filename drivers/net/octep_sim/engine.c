@@ -112,8 +112,8 @@ void osim_oq_init(struct osim_oq *oq)
 {
 	spin_lock_init(&oq->lock);
 	skb_queue_head_init(&oq->deferred);
-	hrtimer_init(&oq->delay_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
-	oq->delay_timer.function = osim_delay_timer;
+	hrtimer_setup(&oq->delay_timer, osim_delay_timer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS_SOFT);
 	atomic_set(&oq->inject, 0);
 }
 

@@ -74,8 +74,10 @@ static int osim_irq_map(struct irq_domain *d, unsigned int virq,
 {
 	irq_set_chip_data(virq, d->host_data);
 	irq_set_chip_and_handler(virq, &osim_irq_chip, handle_simple_irq);
+#ifndef OCTEP_NO_IRQ_MOVE_PCNTXT
 	/* No ack path to move it in: affinity changes take effect at once. */
 	irq_set_status_flags(virq, IRQ_MOVE_PCNTXT);
+#endif
 	return 0;
 }
 
@@ -291,8 +293,8 @@ void osim_cnt_init(struct osim_cnt *c, struct osim_ring *ring, bool is_in)
 	memset(c, 0, sizeof(*c));
 	c->ring = ring;
 	c->is_in = is_in;
-	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-	c->timer.function = osim_cnt_timer;
+	hrtimer_setup(&c->timer, osim_cnt_timer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS);
 }
 
 /**

@@ -17,6 +17,7 @@
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/netdevice.h>
+#include <linux/octep_compat.h>
 #include <linux/octep_sdp.h>
 #include <linux/skbuff.h>
 #include <linux/smp.h>

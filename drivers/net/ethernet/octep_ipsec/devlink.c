@@ -13,48 +13,98 @@ enum octep_devlink_param_id {
 	OCTEP_DEVLINK_PARAM_ID_IPSEC_FLOWS,
 };
 
-static int octep_rxwd_period_get(struct devlink *devlink, u32 id,
-				 struct devlink_param_gset_ctx *ctx)
+static void octep_param_read(struct octep_dev *oct, u32 id,
+			     struct devlink_param_gset_ctx *ctx)
+{
+	switch (id) {
+	case OCTEP_DEVLINK_PARAM_ID_RXWD_PERIOD_US:
+		ctx->val.vu32 = READ_ONCE(oct->rxwd_period_us);
+		break;
+	case OCTEP_DEVLINK_PARAM_ID_IPSEC_FLOWS:
+		ctx->val.vu8 = octep_ipsec_flows(oct);
+		break;
+	}
+}
+
+static int octep_param_check(u32 id, const union devlink_param_value *val,
+			     struct netlink_ext_ack *extack)
+{
+	switch (id) {
+	case OCTEP_DEVLINK_PARAM_ID_RXWD_PERIOD_US:
+		if (val->vu32 > OCTEP_RXWD_PERIOD_MAX_US) {
+			NL_SET_ERR_MSG_FMT_MOD(extack,
+					       "rxwd_period_us is at most %u (0 turns the period off)",
+					       OCTEP_RXWD_PERIOD_MAX_US);
+			return -EINVAL;
+		}
+		return 0;
+	case OCTEP_DEVLINK_PARAM_ID_IPSEC_FLOWS:
+		return octep_ipsec_check_flows(val->vu8, extack);
+	}
+	return -EINVAL;
+}
+
+/*
+ * Newer kernels pass get() an extack and validate() a pointer; out of tree
+ * the top-level Kbuild probes the tree's <net/devlink.h> for them.
+ */
+#ifdef OCTEP_HAVE_DL_GET_EXTACK
+static int octep_param_get(struct devlink *devlink, u32 id,
+			   struct devlink_param_gset_ctx *ctx,
+			   struct netlink_ext_ack *extack)
+#else
+static int octep_param_get(struct devlink *devlink, u32 id,
+			   struct devlink_param_gset_ctx *ctx)
+#endif
+{
+	octep_param_read(devlink_priv(devlink), id, ctx);
+	return 0;
+}
+
+#ifdef OCTEP_HAVE_DL_VALIDATE_PTR
+static int octep_param_validate(struct devlink *devlink, u32 id,
+				union devlink_param_value *val,
+				struct netlink_ext_ack *extack)
+{
+	return octep_param_check(id, val, extack);
+}
+#else
+static int octep_param_validate(struct devlink *devlink, u32 id,
+				union devlink_param_value val,
+				struct netlink_ext_ack *extack)
+{
+	return octep_param_check(id, &val, extack);
+}
+#endif
+
+static int octep_param_set(struct devlink *devlink, u32 id,
+			   struct devlink_param_gset_ctx *ctx,
+			   struct netlink_ext_ack *extack)
 {
 	struct octep_dev *oct = devlink_priv(devlink);
 
-	ctx->val.vu32 = READ_ONCE(oct->rxwd_period_us);
-	return 0;
-}
-
-static int octep_rxwd_period_set(struct devlink *devlink, u32 id,
-				 struct devlink_param_gset_ctx *ctx,
-				 struct netlink_ext_ack *extack)
-{
-	octep_wd_set_period(devlink_priv(devlink), ctx->val.vu32);
-	return 0;
-}
-
-static int octep_rxwd_period_validate(struct devlink *devlink, u32 id,
-				      union devlink_param_value val,
-				      struct netlink_ext_ack *extack)
-{
-	if (val.vu32 > OCTEP_RXWD_PERIOD_MAX_US) {
-		NL_SET_ERR_MSG_FMT_MOD(extack,
-				       "rxwd_period_us is at most %u (0 turns the period off)",
-				       OCTEP_RXWD_PERIOD_MAX_US);
-		return -EINVAL;
+	switch (id) {
+	case OCTEP_DEVLINK_PARAM_ID_RXWD_PERIOD_US:
+		octep_wd_set_period(oct, ctx->val.vu32);
+		return 0;
+	case OCTEP_DEVLINK_PARAM_ID_IPSEC_FLOWS:
+		return octep_ipsec_set_flows(oct, ctx->val.vu8, extack);
 	}
-	return 0;
+	return -EOPNOTSUPP;
 }
 
 static const struct devlink_param octep_params[] = {
 	DEVLINK_PARAM_DRIVER(OCTEP_DEVLINK_PARAM_ID_RXWD_PERIOD_US,
 			     "rxwd_period_us", DEVLINK_PARAM_TYPE_U32,
 			     BIT(DEVLINK_PARAM_CMODE_RUNTIME),
-			     octep_rxwd_period_get, octep_rxwd_period_set,
-			     octep_rxwd_period_validate),
+			     octep_param_get, octep_param_set,
+			     octep_param_validate),
 	/* xfrm.c: which directions the IPsec offload may take. */
 	DEVLINK_PARAM_DRIVER(OCTEP_DEVLINK_PARAM_ID_IPSEC_FLOWS,
 			     "ipsec_flows", DEVLINK_PARAM_TYPE_U8,
 			     BIT(DEVLINK_PARAM_CMODE_RUNTIME),
-			     octep_ipsec_flows_get, octep_ipsec_flows_set,
-			     octep_ipsec_flows_validate),
+			     octep_param_get, octep_param_set,
+			     octep_param_validate),
 };
 
 static const struct devlink_ops octep_devlink_ops = {

@@ -160,13 +160,9 @@ static inline bool octep_ipsec_rx_wanted(struct octep_oq *oq, u64 ext)
 unsigned int octep_ipsec_stats_count(struct octep_dev *oct);
 void octep_ipsec_stats_strings(struct octep_dev *oct, u8 **data);
 void octep_ipsec_stats_values(struct octep_dev *oct, u64 *data);
-int octep_ipsec_flows_get(struct devlink *devlink, u32 id,
-			  struct devlink_param_gset_ctx *ctx);
-int octep_ipsec_flows_set(struct devlink *devlink, u32 id,
-			  struct devlink_param_gset_ctx *ctx,
+u8 octep_ipsec_flows(struct octep_dev *oct);
+int octep_ipsec_set_flows(struct octep_dev *oct, u8 flows,
 			  struct netlink_ext_ack *extack);
-int octep_ipsec_flows_validate(struct devlink *devlink, u32 id,
-			       union devlink_param_value val,
-			       struct netlink_ext_ack *extack);
+int octep_ipsec_check_flows(u8 flows, struct netlink_ext_ack *extack);
 
 #endif /* _OCTEP_IPSEC_XFRM_H */

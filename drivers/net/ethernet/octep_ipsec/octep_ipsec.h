@@ -13,6 +13,7 @@
 #include <linux/if_vlan.h>
 #include <linux/interrupt.h>
 #include <linux/netdevice.h>
+#include <linux/octep_compat.h>
 #include <linux/octep_sdp.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>

@@ -202,6 +202,6 @@ void octep_wd_set_period(struct octep_dev *oct, u32 period_us)
 void octep_wd_init(struct octep_dev *oct)
 {
 	spin_lock_init(&oct->wd_lock);
-	hrtimer_init(&oct->wd_timer, CLOCK_MONOTONIC, octep_wd_mode());
-	oct->wd_timer.function = octep_wd_fire;
+	hrtimer_setup(&oct->wd_timer, octep_wd_fire, CLOCK_MONOTONIC,
+		      octep_wd_mode());
 }

@@ -667,8 +667,8 @@ static void octep_ipsec_policy_free(struct xfrm_policy *xp)
 
 /* ---------------------------------------------------- 6.12 and later */
 
-#ifdef OCTEP_XDO_HAS_DEV
-/* 6.16 passes the device to add/delete/free (Kbuild defines the macro). */
+#ifdef OCTEP_HAVE_XDO_DEV
+/* 6.16 passes the device to add/delete/free (the top-level Kbuild probes). */
 #define octep_xdo_state_add	octep_ipsec_state_add
 #define octep_xdo_state_delete	octep_ipsec_state_delete
 #define octep_xdo_state_free	octep_ipsec_state_free
@@ -1065,39 +1065,31 @@ void octep_ipsec_stats_values(struct octep_dev *oct, u64 *data)
 /* ----------------------------------------------------- devlink param */
 
 /**
- * octep_ipsec_flows_get() - devlink param ipsec_flows, get
- * @devlink: our instance
- * @id: param id
- * @ctx: value out
+ * octep_ipsec_flows() - devlink param ipsec_flows, its value
+ * @oct: device
  *
- * Return: 0.
+ * Return: 0, 1 or 2 (0 without the offload).
  */
-int octep_ipsec_flows_get(struct devlink *devlink, u32 id,
-			  struct devlink_param_gset_ctx *ctx)
+u8 octep_ipsec_flows(struct octep_dev *oct)
 {
-	struct octep_dev *oct = devlink_priv(devlink);
 	struct octep_ipsec *ips = oct->ipsec;
 
-	ctx->val.vu8 = ips ? READ_ONCE(ips->flows) : 0;
-	return 0;
+	return ips ? READ_ONCE(ips->flows) : 0;
 }
 
 /**
- * octep_ipsec_flows_set() - devlink param ipsec_flows, set
- * @devlink: our instance
- * @id: param id
- * @ctx: the new value, validated
+ * octep_ipsec_set_flows() - devlink param ipsec_flows, set
+ * @oct: device
+ * @flows: the new value, checked by octep_ipsec_check_flows()
  * @extack: error report
  *
  * Applies to offload requests from now on; installed states stay.
  *
  * Return: 0 or -EOPNOTSUPP without the offload.
  */
-int octep_ipsec_flows_set(struct devlink *devlink, u32 id,
-			  struct devlink_param_gset_ctx *ctx,
+int octep_ipsec_set_flows(struct octep_dev *oct, u8 flows,
 			  struct netlink_ext_ack *extack)
 {
-	struct octep_dev *oct = devlink_priv(devlink);
 	struct octep_ipsec *ips = oct->ipsec;
 
 	if (!ips) {
@@ -1105,24 +1097,20 @@ int octep_ipsec_flows_set(struct devlink *devlink, u32 id,
 		return -EOPNOTSUPP;
 	}
 	/* Read locklessly by state and policy add. */
-	WRITE_ONCE(ips->flows, ctx->val.vu8);
+	WRITE_ONCE(ips->flows, flows);
 	return 0;
 }
 
 /**
- * octep_ipsec_flows_validate() - devlink param ipsec_flows, validate
- * @devlink: our instance
- * @id: param id
- * @val: proposed value
+ * octep_ipsec_check_flows() - devlink param ipsec_flows, validate
+ * @flows: proposed value
  * @extack: error report
  *
  * Return: 0 or -EINVAL.
  */
-int octep_ipsec_flows_validate(struct devlink *devlink, u32 id,
-			       union devlink_param_value val,
-			       struct netlink_ext_ack *extack)
+int octep_ipsec_check_flows(u8 flows, struct netlink_ext_ack *extack)
 {
-	if (val.vu8 > 2) {
+	if (flows > 2) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "ipsec_flows is 0 (the host carries every association), 1 (the encrypting direction is offloaded) or 2 (both directions)");
 		return -EINVAL;
