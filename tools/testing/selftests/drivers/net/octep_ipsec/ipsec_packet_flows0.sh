@@ -1,0 +1,8 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# packet offload with ipsec_flows=0 against a software-ESP peer: see
+# ipsec_matrix.inc.
+TYPE=packet
+FLOWS=0
+source "$(dirname "$0")/ipsec_matrix.inc"
