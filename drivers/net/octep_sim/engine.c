@@ -15,9 +15,12 @@
 #include <linux/bitfield.h>
 #include <linux/etherdevice.h>
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/kthread.h>
 #include <linux/random.h>
+#include <linux/tcp.h>
 #include <linux/udp.h>
+#include <net/ip6_checksum.h>
 #include <net/gso.h>
 
 #include "octep_sim.h"
@@ -29,7 +32,8 @@ struct osim_skb_cb {
 	u64 ext;	/* the response header's ext word */
 	ktime_t due;	/* when the delayed write is done */
 	u64 csum;	/* input: the instruction's csum word */
-	bool csum_req;	/* input: a checksum was asked for */
+	bool csum_req;	/* input: a checksum was asked for, not yet done */
+	bool csum_done;	/* input: the engine computed it in the copy */
 	u64 flags;	/* input: the instruction's flags (IPsec op, handle) */
 };
 
@@ -66,16 +70,135 @@ static void osim_copy_frame(struct sk_buff *skb, void *to)
 	memcpy(to + start + skb->csum_offset, &sum, sizeof(sum));
 }
 
-/* Write one packet into a host buffer: frame, ext, then the length last. */
-static void osim_buf_write(void *va, struct sk_buff *skb, u64 ext)
+/* The frame is in the buffer: ext, then the length last. */
+static void osim_buf_finish(void *va, u64 ext, unsigned int len)
 {
 	struct octep_sdp_resp_hdr *hdr = va;
 
-	osim_copy_frame(skb, va + OCTEP_SDP_RESP_HDR_LEN);
 	WRITE_ONCE(hdr->ext, cpu_to_le64(ext));
 	/* The length says the buffer is written: it must be seen last. */
 	dma_wmb();
-	WRITE_ONCE(hdr->length, cpu_to_be64(skb->len));
+	WRITE_ONCE(hdr->length, cpu_to_be64(len));
+}
+
+/* Write one packet into a host buffer: frame, ext, then the length last. */
+static void osim_buf_write(void *va, struct sk_buff *skb, u64 ext)
+{
+	osim_copy_frame(skb, va + OCTEP_SDP_RESP_HDR_LEN);
+	osim_buf_finish(va, ext, skb->len);
+}
+
+/*
+ * TSO towards the host. A TCP frame the wire's stack left to be segmented
+ * is written segment by segment straight into host buffers, each segment's
+ * headers fixed up as tcp_gso_segment() and inet_gso_segment() do and its
+ * checksum computed in the copy: the host sees the same MTU frames as from
+ * skb_gso_segment(), without an skb made, freed and its socket's write
+ * space given back per segment - the model's own cost, which under
+ * emulation was as large as the whole veth path. Only the plain case:
+ * TCP over IPv4 or IPv6 with no extension header, no tunnel, headers in
+ * the linear part. The flow table looks only into ESP (osim_ipsec_rx()),
+ * so a TCP segment adds nothing to ext. Anything else, and every frame
+ * while the delayed-write fault is on (a deferred write keeps its skb),
+ * goes through skb_gso_segment().
+ */
+struct osim_tso {
+	unsigned int nh;	/* network header offset */
+	unsigned int th;	/* TCP header offset */
+	unsigned int hlen;	/* all headers */
+	unsigned int mss;
+	unsigned int segs;
+	bool v6;
+	bool fixedid;
+};
+
+static bool osim_tso_parse(struct sk_buff *skb, struct osim_tso *t)
+{
+	const unsigned int ok = SKB_GSO_TCPV4 | SKB_GSO_TCPV6 |
+				SKB_GSO_TCP_ECN | SKB_GSO_TCP_FIXEDID |
+				SKB_GSO_DODGY;
+	unsigned int type = skb_shinfo(skb)->gso_type;
+
+	if (!skb_is_gso(skb) || !(type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)) ||
+	    (type & ~ok) || skb->encapsulation ||
+	    skb->ip_summed != CHECKSUM_PARTIAL ||
+	    !skb_transport_header_was_set(skb))
+		return false;
+	t->nh = skb_network_offset(skb);
+	t->th = skb_transport_offset(skb);
+	if (t->th + sizeof(struct tcphdr) > skb_headlen(skb))
+		return false;
+	t->hlen = t->th + tcp_hdrlen(skb);
+	t->mss = skb_shinfo(skb)->gso_size;
+	if (!t->mss || t->hlen > skb_headlen(skb) || t->hlen >= skb->len)
+		return false;
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		if (iph->version != 4 || iph->protocol != IPPROTO_TCP ||
+		    t->nh + iph->ihl * 4 != t->th)
+			return false;
+		t->v6 = false;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		if (ip6h->nexthdr != IPPROTO_TCP ||
+		    t->nh + sizeof(*ip6h) != t->th)
+			return false;
+		t->v6 = true;
+	} else {
+		return false;
+	}
+	t->fixedid = type & SKB_GSO_TCP_FIXEDID;
+	t->segs = DIV_ROUND_UP(skb->len - t->hlen, t->mss);
+	return true;
+}
+
+/* Bytes of segment @i of a TSO frame. */
+static unsigned int osim_tso_len(const struct sk_buff *skb,
+				 const struct osim_tso *t, unsigned int i)
+{
+	return t->hlen + min(t->mss, skb->len - t->hlen - i * t->mss);
+}
+
+/* Copy segment @i of a TSO frame to @to: headers, then payload and sum. */
+static void osim_tso_copy(struct sk_buff *skb, const struct osim_tso *t,
+			  unsigned int i, void *to)
+{
+	unsigned int len = osim_tso_len(skb, t, i);
+	unsigned int l4len = len - t->th;
+	struct tcphdr *th = to + t->th;
+	__wsum csum;
+
+	memcpy(to, skb->data, t->hlen);
+	csum = skb_copy_and_csum_bits(skb, t->hlen + i * t->mss, to + t->hlen,
+				      len - t->hlen);
+	th->seq = htonl(ntohl(th->seq) + i * t->mss);
+	if (i)
+		th->cwr = 0;
+	if (i + 1 < t->segs) {
+		th->fin = 0;
+		th->psh = 0;
+	}
+	th->check = 0;
+	csum = csum_partial(th, t->hlen - t->th, csum);
+	if (t->v6) {
+		struct ipv6hdr *ip6h = to + t->nh;
+
+		ip6h->payload_len = htons(l4len);
+		th->check = csum_ipv6_magic(&ip6h->saddr, &ip6h->daddr, l4len,
+					    IPPROTO_TCP, csum);
+	} else {
+		struct iphdr *iph = to + t->nh;
+
+		iph->tot_len = htons(len - t->nh);
+		if (!t->fixedid)
+			iph->id = htons(ntohs(iph->id) + i);
+		iph->check = 0;
+		iph->check = ip_fast_csum(iph, iph->ihl);
+		th->check = csum_tcpudp_magic(iph->saddr, iph->daddr, l4len,
+					      IPPROTO_TCP, csum);
+	}
 }
 
 static enum hrtimer_restart osim_delay_timer(struct hrtimer *t)
@@ -141,6 +264,67 @@ enum osim_put {
 	OSIM_PUT_DEFERRED,
 };
 
+/*
+ * Under oq->lock: take the ring's next buffer for a packet of @len bytes.
+ * Return: the buffer, or NULL with the drop counted.
+ */
+static void *osim_oq_slot(struct osim_dev *dev, struct osim_oq *oq,
+			  unsigned int len)
+{
+	void *va;
+
+	if (!oq->enabled) {
+		oq->drop_disabled++;
+		return NULL;
+	}
+	if (!oq->credits || oq->fill) {
+		oq->drop_credit++;
+		return NULL;
+	}
+	if (len + OCTEP_SDP_RESP_HDR_LEN > oq->bufsize) {
+		oq->drop_big++;
+		return NULL;
+	}
+	va = osim_dma_va(dev, le64_to_cpu(READ_ONCE(oq->desc[oq->head].buffer_ptr)),
+			 oq->bufsize);
+	if (!va) {
+		oq->drop_dma++;
+		return NULL;
+	}
+	oq->head = oq->head + 1 == oq->rsize ? 0 : oq->head + 1;
+	oq->credits--;
+	oq->pkts++;
+	oq->bytes += len;
+	return va;
+}
+
+/*
+ * Under oq->lock: the segments of a TSO frame (osim_tso_parse() held for
+ * it in osim_rx_prepare()), each into the ring's next buffer.
+ * Return: buffers written.
+ */
+static u32 osim_oq_put_tso(struct osim_dev *dev, struct osim_oq *oq,
+			   struct sk_buff *skb)
+{
+	struct osim_tso t;
+	unsigned int i, len;
+	u32 n = 0;
+	void *va;
+
+	if (WARN_ON_ONCE(!osim_tso_parse(skb, &t)))
+		return 0;
+	for (i = 0; i < t.segs; i++) {
+		len = osim_tso_len(skb, &t, i);
+		va = osim_oq_slot(dev, oq, len);
+		if (!va)
+			continue;
+		osim_tso_copy(skb, &t, i, va + OCTEP_SDP_RESP_HDR_LEN);
+		osim_buf_finish(va, osim_cb(skb)->ext, len);
+		n++;
+	}
+	return n;
+}
+
 /* Under oq->lock: one packet into the ring's next buffer. */
 static enum osim_put osim_oq_put(struct osim_dev *dev, struct osim_oq *oq,
 				 struct sk_buff *skb, u32 delay_share)
@@ -148,28 +332,9 @@ static enum osim_put osim_oq_put(struct osim_dev *dev, struct osim_oq *oq,
 	struct osim_skb_cb *cb = osim_cb(skb);
 	void *va;
 
-	if (!oq->enabled) {
-		oq->drop_disabled++;
+	va = osim_oq_slot(dev, oq, skb->len);
+	if (!va)
 		return OSIM_PUT_DROP;
-	}
-	if (!oq->credits || oq->fill) {
-		oq->drop_credit++;
-		return OSIM_PUT_DROP;
-	}
-	if (skb->len + OCTEP_SDP_RESP_HDR_LEN > oq->bufsize) {
-		oq->drop_big++;
-		return OSIM_PUT_DROP;
-	}
-	va = osim_dma_va(dev, le64_to_cpu(READ_ONCE(oq->desc[oq->head].buffer_ptr)),
-			 oq->bufsize);
-	if (!va) {
-		oq->drop_dma++;
-		return OSIM_PUT_DROP;
-	}
-	oq->head = oq->head + 1 == oq->rsize ? 0 : oq->head + 1;
-	oq->credits--;
-	oq->pkts++;
-	oq->bytes += skb->len;
 	if (delay_share && get_random_u32_below(1000) < delay_share) {
 		cb->va = va;
 		cb->due = ktime_add_ns(ktime_get(), READ_ONCE(dev->delay_ns));
@@ -198,6 +363,12 @@ static void osim_oq_put_list(struct osim_dev *dev, struct osim_oq *oq,
 
 	spin_lock_irqsave(&oq->lock, flags);
 	while ((skb = __skb_dequeue(list))) {
+		if (skb_is_gso(skb)) {
+			/* Only TSO frames stay GSO this far (osim_rx_prepare()). */
+			n += osim_oq_put_tso(dev, oq, skb);
+			__skb_queue_tail(done, skb);
+			continue;
+		}
 		switch (osim_oq_put(dev, oq, skb, share)) {
 		case OSIM_PUT_DEFERRED:
 			n++;
@@ -287,6 +458,7 @@ static void osim_rx_prepare(struct osim_dev *dev, struct sk_buff *skb,
 {
 	unsigned int rings = osim_rss_rings(dev);
 	struct sk_buff *seg, *next;
+	struct osim_tso t;
 	u64 ext = 0;
 	u32 hash;
 
@@ -296,6 +468,14 @@ static void osim_rx_prepare(struct osim_dev *dev, struct sk_buff *skb,
 	/* The engine computes what the stack left: the host need not check. */
 	if (skb->ip_summed == CHECKSUM_PARTIAL)
 		ext |= FIELD_PREP(OCTEP_SDP_RX_CSUM, OCTEP_SDP_RX_CSUM_OK);
+	ext |= FIELD_PREP(OCTEP_SDP_RX_HASH, hash & 0xffff);
+	if (!READ_ONCE(dev->delay_share) && osim_tso_parse(skb, &t)) {
+		/* Segmented as it is written (osim_oq_put_tso()). */
+		osim_cb(skb)->ext = ext;
+		skb->queue_mapping = reciprocal_scale(hash, rings);
+		__skb_queue_tail(segs, skb);
+		return;
+	}
 	if (skb_is_gso(skb)) {
 		seg = skb_gso_segment(skb, NETIF_F_SG | NETIF_F_HW_CSUM);
 		if (IS_ERR(seg)) {
@@ -311,7 +491,6 @@ static void osim_rx_prepare(struct osim_dev *dev, struct sk_buff *skb,
 		seg = skb;
 		seg->next = NULL;
 	}
-	ext |= FIELD_PREP(OCTEP_SDP_RX_HASH, hash & 0xffff);
 	skb_list_walk_safe(seg, seg, next) {
 		skb_mark_not_on_list(seg);
 		/* The flow table: decrypt, verify, mark (ipsec.h). */
@@ -455,6 +634,37 @@ static int osim_rx_inject(struct osim_dev *dev)
 
 /* ------------------------------------------------------- to the wire */
 
+/*
+ * Copy a frame out of the host's buffer. A checksum the instruction asks
+ * for is computed in the same pass (as osim_copy_frame() does inbound) and
+ * the request cleared; one it cannot honour (bad offsets) is left asked
+ * for, and osim_tx() drops the frame.
+ */
+static void osim_iq_copy(struct sk_buff *skb, const void *va, u32 len)
+{
+	struct osim_skb_cb *cb = osim_cb(skb);
+	u16 start = FIELD_GET(OCTEP_SDP_TX_CSUM_START, cb->csum);
+	u16 off = FIELD_GET(OCTEP_SDP_TX_CSUM_OFFSET, cb->csum);
+	void *to = skb_put(skb, len);
+	__sum16 sum;
+	__wsum csum;
+
+	if (!cb->csum_req || start + off + sizeof(sum) > len ||
+	    start < ETH_HLEN) {
+		memcpy(to, va, len);
+		return;
+	}
+	memcpy(to, va, start);
+	csum = csum_partial_copy_nocheck(va + start, to + start, len - start);
+	sum = csum_fold(csum);
+	/* As skb_checksum_help(): a UDP sum of 0 means "none". */
+	if (!sum)
+		sum = CSUM_MANGLED_0;
+	memcpy(to + start + off, &sum, sizeof(sum));
+	cb->csum_req = false;
+	cb->csum_done = true;
+}
+
 /* Under iq->lock: read one instruction and copy its frame out. */
 static struct sk_buff *osim_iq_take(struct osim_dev *dev, struct osim_iq *iq)
 {
@@ -480,10 +690,11 @@ static struct sk_buff *osim_iq_take(struct osim_dev *dev, struct osim_iq *iq)
 		return NULL;
 	}
 	skb_reserve(skb, NET_IP_ALIGN);
-	skb_put_data(skb, va, len);
 	osim_cb(skb)->csum_req = flags & OCTEP_SDP_TX_CSUM;
 	osim_cb(skb)->csum = le64_to_cpu(READ_ONCE(ins->csum));
 	osim_cb(skb)->flags = flags;
+	osim_cb(skb)->csum_done = false;
+	osim_iq_copy(skb, va, len);
 	iq->pkts++;
 	iq->bytes += len;
 	return skb;
@@ -563,6 +774,15 @@ static int osim_tx(struct osim_dev *dev, u64 *wait)
 			kfree_skb(skb);
 			continue;
 		}
+		/*
+		 * The far end's NIC checks what the block summed: it cannot
+		 * be wrong, so the peer's stack need not sum it again. Not
+		 * for a frame the flow table encrypted (its stack decrypts
+		 * and checks the inner frame itself).
+		 */
+		if (cb->csum_done &&
+		    !FIELD_GET(OCTEP_SDP_TX_IPSEC_OP, cb->flags))
+			skb->ip_summed = CHECKSUM_UNNECESSARY;
 		dev->wire_rx_pkts++;
 		dev->wire_rx_bytes += skb->len;
 		skb->protocol = eth_type_trans(skb, dev->wire);
