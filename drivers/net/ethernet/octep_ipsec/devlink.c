@@ -18,6 +18,7 @@ static void octep_param_read(struct octep_dev *oct, u32 id,
 {
 	switch (id) {
 	case OCTEP_DEVLINK_PARAM_ID_RXWD_PERIOD_US:
+		/* Pairs with WRITE_ONCE() in octep_wd_set_period(). */
 		ctx->val.vu32 = READ_ONCE(oct->rxwd_period_us);
 		break;
 	case OCTEP_DEVLINK_PARAM_ID_IPSEC_FLOWS:
