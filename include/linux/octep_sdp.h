@@ -134,16 +134,52 @@ struct octep_sdp_resp_hdr {
 #define  OCTEP_SDP_TX_IPSEC_NONE	0
 #define  OCTEP_SDP_TX_IPSEC_ENCRYPT	1	/* crypto offload */
 #define  OCTEP_SDP_TX_IPSEC_ENCAP	2	/* packet offload */
+/*
+ * TSO: the frame is one TCP frame over IPv4 or IPv6 (no VLAN tag, no IPv6
+ * extension header) to be cut into segments of OCTEP_SDP_TX_MSS payload
+ * bytes. It needs OCTEP_SDP_TX_CSUM with CSUM_START at the TCP header and
+ * CSUM_OFFSET 16. The block writes each segment's headers as
+ * tcp_gso_segment() would (sequence number, IPv4 total length, ID + i,
+ * header checksum, IPv6 payload length; CWR on the first only, FIN and
+ * PSH on the last only) and its TCP checksum, whatever the frame's check
+ * field held. With OCTEP_SDP_TX_IPSEC_ENCAP each segment is encapsulated;
+ * with ENCRYPT the instruction is refused (the host's ESP header covers one
+ * packet). R_IN_CNTS counts the instruction once.
+ */
+#define OCTEP_SDP_TX_TSO		BIT_ULL(20)
+/*
+ * Gather: nonzero, DPTR is the bus address of that many struct
+ * octep_sdp_sg entries whose buffers, in order, make the frame of
+ * OCTEP_SDP_TX_LEN bytes; zero, DPTR is the frame.
+ */
+#define OCTEP_SDP_TX_GATHER		GENMASK_ULL(25, 21)
+#define OCTEP_SDP_TX_GATHER_MAX		31	/* entries */
 #define OCTEP_SDP_TX_FLOW_HANDLE	GENMASK_ULL(63, 32)
 
+/* csum word */
 #define OCTEP_SDP_TX_CSUM_START		GENMASK_ULL(15, 0)
 #define OCTEP_SDP_TX_CSUM_OFFSET	GENMASK_ULL(31, 16)
+#define OCTEP_SDP_TX_MSS		GENMASK_ULL(47, 32)	/* TSO */
+
+/**
+ * struct octep_sdp_sg - one gather entry, 16 bytes
+ * @addr: bus address of a piece of the frame
+ * @len: its length in bits 15:0, nonzero; bits 63:16 zero
+ */
+struct octep_sdp_sg {
+	__le64 addr;
+	__le64 len;
+};
+
+#define OCTEP_SDP_SG_LEN		GENMASK_ULL(15, 0)
 
 /**
  * struct octep_sdp_instr - an input ring (transmit) instruction, 64 bytes
- * @dptr: DMA address of the frame (one linear buffer)
- * @flags: length, checksum request, IPsec operation and flow handle
- * @csum: csum_start and csum_offset for a checksum request
+ * @dptr: DMA address of the frame (one linear buffer), or of its gather
+ *	list (OCTEP_SDP_TX_GATHER)
+ * @flags: length, checksum request, TSO, gather count, IPsec operation and
+ *	flow handle
+ * @csum: csum_start and csum_offset for a checksum request, the MSS for TSO
  * @rsvd: zero
  *
  * The host writes instructions in ring order and rings R_IN_INSTR_DBELL with

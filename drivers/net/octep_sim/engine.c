@@ -103,6 +103,7 @@ static void osim_buf_write(void *va, struct sk_buff *skb, u64 ext)
  * goes through skb_gso_segment().
  */
 struct osim_tso {
+	unsigned int len;	/* the whole frame */
 	unsigned int nh;	/* network header offset */
 	unsigned int th;	/* TCP header offset */
 	unsigned int hlen;	/* all headers */
@@ -150,29 +151,28 @@ static bool osim_tso_parse(struct sk_buff *skb, struct osim_tso *t)
 		return false;
 	}
 	t->fixedid = type & SKB_GSO_TCP_FIXEDID;
+	t->len = skb->len;
 	t->segs = DIV_ROUND_UP(skb->len - t->hlen, t->mss);
 	return true;
 }
 
 /* Bytes of segment @i of a TSO frame. */
-static unsigned int osim_tso_len(const struct sk_buff *skb,
-				 const struct osim_tso *t, unsigned int i)
+static unsigned int osim_tso_len(const struct osim_tso *t, unsigned int i)
 {
-	return t->hlen + min(t->mss, skb->len - t->hlen - i * t->mss);
+	return t->hlen + min(t->mss, t->len - t->hlen - i * t->mss);
 }
 
-/* Copy segment @i of a TSO frame to @to: headers, then payload and sum. */
-static void osim_tso_copy(struct sk_buff *skb, const struct osim_tso *t,
-			  unsigned int i, void *to)
+/*
+ * Segment @i's headers, copied to @to from the frame's, fixed up; @csum is
+ * the sum of its payload.
+ */
+static void osim_tso_fix(const struct osim_tso *t, unsigned int i, void *to,
+			 __wsum csum)
 {
-	unsigned int len = osim_tso_len(skb, t, i);
+	unsigned int len = osim_tso_len(t, i);
 	unsigned int l4len = len - t->th;
 	struct tcphdr *th = to + t->th;
-	__wsum csum;
 
-	memcpy(to, skb->data, t->hlen);
-	csum = skb_copy_and_csum_bits(skb, t->hlen + i * t->mss, to + t->hlen,
-				      len - t->hlen);
 	th->seq = htonl(ntohl(th->seq) + i * t->mss);
 	if (i)
 		th->cwr = 0;
@@ -199,6 +199,19 @@ static void osim_tso_copy(struct sk_buff *skb, const struct osim_tso *t,
 		th->check = csum_tcpudp_magic(iph->saddr, iph->daddr, l4len,
 					      IPPROTO_TCP, csum);
 	}
+}
+
+/* Copy segment @i of a TSO frame to @to: headers, then payload and sum. */
+static void osim_tso_copy(struct sk_buff *skb, const struct osim_tso *t,
+			  unsigned int i, void *to)
+{
+	unsigned int len = osim_tso_len(t, i);
+	__wsum csum;
+
+	memcpy(to, skb->data, t->hlen);
+	csum = skb_copy_and_csum_bits(skb, t->hlen + i * t->mss, to + t->hlen,
+				      len - t->hlen);
+	osim_tso_fix(t, i, to, csum);
 }
 
 static enum hrtimer_restart osim_delay_timer(struct hrtimer *t)
@@ -314,7 +327,7 @@ static u32 osim_oq_put_tso(struct osim_dev *dev, struct osim_oq *oq,
 	if (WARN_ON_ONCE(!osim_tso_parse(skb, &t)))
 		return 0;
 	for (i = 0; i < t.segs; i++) {
-		len = osim_tso_len(skb, &t, i);
+		len = osim_tso_len(&t, i);
 		va = osim_oq_slot(dev, oq, len);
 		if (!va)
 			continue;
@@ -635,12 +648,106 @@ static int osim_rx_inject(struct osim_dev *dev)
 /* ------------------------------------------------------- to the wire */
 
 /*
- * Copy a frame out of the host's buffer. A checksum the instruction asks
+ * The pieces of a frame the host gave: the instruction's one buffer, or
+ * the buffers of its gather list, as the model reaches them.
+ */
+struct osim_src {
+	unsigned int n;
+	struct {
+		const void *va;
+		u32 len;
+	} p[OCTEP_SDP_TX_GATHER_MAX];
+};
+
+/* Read the instruction's buffer list. Return: false if it is bad. */
+static bool osim_src_init(struct osim_dev *dev, struct osim_src *src,
+			  u64 dptr, u64 flags, u32 len)
+{
+	unsigned int n = FIELD_GET(OCTEP_SDP_TX_GATHER, flags), k;
+	const struct octep_sdp_sg *sg;
+	u32 sum = 0;
+
+	if (!n) {
+		src->n = 1;
+		src->p[0].va = osim_dma_va(dev, dptr, len);
+		src->p[0].len = len;
+		return src->p[0].va;
+	}
+	sg = osim_dma_va(dev, dptr, n * sizeof(*sg));
+	if (!sg)
+		return false;
+	for (k = 0; k < n; k++) {
+		u64 l = le64_to_cpu(READ_ONCE(sg[k].len));
+
+		if (!l || l & ~OCTEP_SDP_SG_LEN)
+			return false;
+		src->p[k].len = l;
+		src->p[k].va = osim_dma_va(dev, le64_to_cpu(READ_ONCE(sg[k].addr)),
+					   l);
+		if (!src->p[k].va)
+			return false;
+		sum += l;
+	}
+	src->n = n;
+	return sum == len;
+}
+
+/*
+ * Copy @len bytes from offset @off of the frame to @to. Return: their sum
+ * if @sum, else 0.
+ */
+static __wsum osim_src_copy(const struct osim_src *src, u32 off, void *to,
+			    u32 len, bool sum)
+{
+	u32 done = 0, chunk, k;
+	__wsum csum = 0;
+
+	for (k = 0; k < src->n && done < len; k++) {
+		if (off >= src->p[k].len) {
+			off -= src->p[k].len;
+			continue;
+		}
+		chunk = min(src->p[k].len - off, len - done);
+		if (sum)
+			csum = csum_block_add(csum,
+					      csum_partial_copy_nocheck(src->p[k].va + off,
+									to + done,
+									chunk),
+					      done);
+		else
+			memcpy(to + done, src->p[k].va + off, chunk);
+		done += chunk;
+		off = 0;
+	}
+	return csum;
+}
+
+static struct sk_buff *osim_tx_skb(struct osim_dev *dev, struct osim_iq *iq,
+				   u32 len, u64 flags, u64 csum)
+{
+	struct sk_buff *skb;
+
+	skb = netdev_alloc_skb(dev->wire, len + NET_IP_ALIGN);
+	if (!skb) {
+		iq->drop_link++;
+		return NULL;
+	}
+	skb_reserve(skb, NET_IP_ALIGN);
+	osim_cb(skb)->csum_req = flags & OCTEP_SDP_TX_CSUM;
+	osim_cb(skb)->csum = csum;
+	osim_cb(skb)->flags = flags;
+	osim_cb(skb)->csum_done = false;
+	return skb;
+}
+
+/*
+ * Copy a frame out of the host's buffers. A checksum the instruction asks
  * for is computed in the same pass (as osim_copy_frame() does inbound) and
  * the request cleared; one it cannot honour (bad offsets) is left asked
  * for, and osim_tx() drops the frame.
  */
-static void osim_iq_copy(struct sk_buff *skb, const void *va, u32 len)
+static void osim_iq_copy(struct sk_buff *skb, const struct osim_src *src,
+			 u32 len)
 {
 	struct osim_skb_cb *cb = osim_cb(skb);
 	u16 start = FIELD_GET(OCTEP_SDP_TX_CSUM_START, cb->csum);
@@ -651,11 +758,11 @@ static void osim_iq_copy(struct sk_buff *skb, const void *va, u32 len)
 
 	if (!cb->csum_req || start + off + sizeof(sum) > len ||
 	    start < ETH_HLEN) {
-		memcpy(to, va, len);
+		osim_src_copy(src, 0, to, len, false);
 		return;
 	}
-	memcpy(to, va, start);
-	csum = csum_partial_copy_nocheck(va + start, to + start, len - start);
+	osim_src_copy(src, 0, to, start, false);
+	csum = osim_src_copy(src, start, to + start, len - start, true);
 	sum = csum_fold(csum);
 	/* As skb_checksum_help(): a UDP sum of 0 means "none". */
 	if (!sum)
@@ -665,57 +772,149 @@ static void osim_iq_copy(struct sk_buff *skb, const void *va, u32 len)
 	cb->csum_done = true;
 }
 
-/* Under iq->lock: read one instruction and copy its frame out. */
-static struct sk_buff *osim_iq_take(struct osim_dev *dev, struct osim_iq *iq)
+/* The most header bytes a TSO frame may have: Ethernet, IP, TCP. */
+#define OSIM_TSO_HDR_MAX	(ETH_HLEN + 60 + 60)
+
+/*
+ * Check a TSO instruction's headers (@hdr, @hl bytes of the frame) against
+ * the contract in octep_sdp.h and fill @t. Return: false if refused.
+ */
+static bool osim_tso_check(const u8 *hdr, u32 hl, u64 flags, u64 csum,
+			   struct osim_tso *t)
+{
+	u16 start = FIELD_GET(OCTEP_SDP_TX_CSUM_START, csum);
+	u16 off = FIELD_GET(OCTEP_SDP_TX_CSUM_OFFSET, csum);
+	__be16 proto = ((const struct ethhdr *)hdr)->h_proto;
+
+	if (!(flags & OCTEP_SDP_TX_CSUM) ||
+	    FIELD_GET(OCTEP_SDP_TX_IPSEC_OP, flags) == OCTEP_SDP_TX_IPSEC_ENCRYPT)
+		return false;
+	t->mss = FIELD_GET(OCTEP_SDP_TX_MSS, csum);
+	t->nh = ETH_HLEN;
+	if (proto == htons(ETH_P_IP)) {
+		const struct iphdr *iph = (const void *)hdr + t->nh;
+
+		if (hl < t->nh + sizeof(*iph) || iph->version != 4 ||
+		    iph->ihl < 5 || iph->protocol != IPPROTO_TCP ||
+		    ip_is_fragment(iph))
+			return false;
+		t->th = t->nh + iph->ihl * 4;
+		t->v6 = false;
+	} else if (proto == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6h = (const void *)hdr + t->nh;
+
+		if (hl < t->nh + sizeof(*ip6h) || ip6h->nexthdr != IPPROTO_TCP)
+			return false;
+		t->th = t->nh + sizeof(*ip6h);
+		t->v6 = true;
+	} else {
+		return false;
+	}
+	if (start != t->th || off != offsetof(struct tcphdr, check) ||
+	    t->th + sizeof(struct tcphdr) > hl)
+		return false;
+	t->hlen = t->th + ((const struct tcphdr *)(hdr + t->th))->doff * 4;
+	if (t->hlen < t->th + sizeof(struct tcphdr) || t->hlen > hl ||
+	    t->hlen >= t->len || !t->mss)
+		return false;
+	t->fixedid = false;
+	t->segs = DIV_ROUND_UP(t->len - t->hlen, t->mss);
+	return true;
+}
+
+/*
+ * Under iq->lock: cut a TSO frame into segments, each summed in its copy
+ * from the host's buffers. Return: bytes queued to @out.
+ */
+static u32 osim_iq_tso(struct osim_dev *dev, struct osim_iq *iq,
+		       const struct osim_src *src, u32 len, u64 flags,
+		       u64 csum, struct sk_buff_head *out)
+{
+	u8 hdr[OSIM_TSO_HDR_MAX];
+	struct osim_tso t;
+	struct sk_buff *skb;
+	u32 bytes = 0, i, seg;
+	void *to;
+
+	t.len = len;
+	seg = min_t(u32, len, sizeof(hdr));
+	osim_src_copy(src, 0, hdr, seg, false);
+	if (!osim_tso_check(hdr, seg, flags, csum, &t)) {
+		iq->drop_bad++;
+		return 0;
+	}
+	iq->tso++;
+	for (i = 0; i < t.segs; i++) {
+		seg = osim_tso_len(&t, i);
+		skb = osim_tx_skb(dev, iq, seg, flags & ~OCTEP_SDP_TX_CSUM, 0);
+		if (!skb)
+			break;
+		to = skb_put(skb, seg);
+		memcpy(to, hdr, t.hlen);
+		osim_tso_fix(&t, i, to,
+			     osim_src_copy(src, t.hlen + i * t.mss,
+					   to + t.hlen, seg - t.hlen, true));
+		osim_cb(skb)->csum_done = true;
+		__skb_queue_tail(out, skb);
+		iq->tso_segs++;
+		bytes += seg;
+	}
+	return bytes;
+}
+
+/*
+ * Under iq->lock: read one instruction and copy its frame out, or its
+ * segments. Return: bytes queued to @out.
+ */
+static u32 osim_iq_take(struct osim_dev *dev, struct osim_iq *iq,
+			struct sk_buff_head *out)
 {
 	struct octep_sdp_instr *ins = &iq->instr[iq->head];
 	u64 flags = le64_to_cpu(READ_ONCE(ins->flags));
+	u64 csum = le64_to_cpu(READ_ONCE(ins->csum));
 	u32 len = FIELD_GET(OCTEP_SDP_TX_LEN, flags);
+	struct osim_src src;
 	struct sk_buff *skb;
-	void *va;
 
 	iq->head = iq->head + 1 == iq->rsize ? 0 : iq->head + 1;
-	va = osim_dma_va(dev, le64_to_cpu(READ_ONCE(ins->dptr)), len);
-	if (!va || len < ETH_HLEN) {
+	if (len < ETH_HLEN ||
+	    !osim_src_init(dev, &src, le64_to_cpu(READ_ONCE(ins->dptr)),
+			   flags, len)) {
 		iq->drop_bad++;
-		return NULL;
+		return 0;
 	}
 	if (!netif_carrier_ok(dev->wire)) {
 		iq->drop_link++;
-		return NULL;
+		return 0;
 	}
-	skb = netdev_alloc_skb(dev->wire, len + NET_IP_ALIGN);
-	if (!skb) {
-		iq->drop_link++;
-		return NULL;
-	}
-	skb_reserve(skb, NET_IP_ALIGN);
-	osim_cb(skb)->csum_req = flags & OCTEP_SDP_TX_CSUM;
-	osim_cb(skb)->csum = le64_to_cpu(READ_ONCE(ins->csum));
-	osim_cb(skb)->flags = flags;
-	osim_cb(skb)->csum_done = false;
-	osim_iq_copy(skb, va, len);
 	iq->pkts++;
 	iq->bytes += len;
-	return skb;
+	if (src.n > 1 || FIELD_GET(OCTEP_SDP_TX_GATHER, flags))
+		iq->gather++;
+	if (flags & OCTEP_SDP_TX_TSO)
+		return osim_iq_tso(dev, iq, &src, len, flags, csum, out);
+	skb = osim_tx_skb(dev, iq, len, flags, csum);
+	if (!skb)
+		return 0;
+	osim_iq_copy(skb, &src, len);
+	__skb_queue_tail(out, skb);
+	return len;
 }
 
 /* One input ring's batch; its frames go to @out. Return: instructions. */
 static int osim_tx_ring(struct osim_dev *dev, struct osim_iq *iq,
 			struct sk_buff_head *out)
 {
-	struct sk_buff *skb;
 	unsigned long flags;
-	u32 n, i;
+	u32 n, i, bytes;
 
 	spin_lock_irqsave(&iq->lock, flags);
 	n = iq->enabled ? min_t(u32, iq->pending, OSIM_BATCH) : 0;
 	for (i = 0; i < n; i++) {
-		skb = osim_iq_take(dev, iq);
-		if (!skb)
+		bytes = osim_iq_take(dev, iq, out);
+		if (!bytes)
 			continue;
-		__skb_queue_tail(out, skb);
-		if (!osim_bucket_take(dev, &dev->bucket_tx, skb->len)) {
+		if (!osim_bucket_take(dev, &dev->bucket_tx, bytes)) {
 			n = i + 1;
 			break;
 		}

@@ -158,8 +158,12 @@ struct osim_oq {
  * @cnt: IN_CNTS and IN_INT_LEVELS
  * @pkts: frames taken from the host
  * @bytes: their bytes
- * @drop_bad: instructions refused (length or address); still counted done
- * @drop_link: frames dropped as the wire was down
+ * @tso: TSO instructions cut into segments
+ * @tso_segs: segments they made
+ * @gather: instructions with a gather list
+ * @drop_bad: instructions refused (length, address, gather list, TSO
+ *	headers); still counted done
+ * @drop_link: frames dropped as the wire was down or no skb was had
  * @dbell_excess: instructions rung beyond the ring size (ignored)
  */
 struct osim_iq {
@@ -174,6 +178,9 @@ struct osim_iq {
 	struct osim_cnt cnt;
 	u64 pkts;
 	u64 bytes;
+	u64 tso;
+	u64 tso_segs;
+	u64 gather;
 	u64 drop_bad;
 	u64 drop_link;
 	u64 dbell_excess;
