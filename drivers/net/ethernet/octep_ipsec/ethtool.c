@@ -31,7 +31,8 @@ static const char * const octep_rx_total_names[] = {
 /* Per input ring, as tx<N>_<name>; totals as tx_<name>. */
 static const char * const octep_tx_names[] = {
 	"packets", "bytes", "drops", "completions", "stops", "wakes",
-	"doorbells", "csum_offload",
+	"doorbells", "csum_offload", "tso", "tso_segs", "gather",
+	"linearize",
 };
 
 static const char * const octep_dev_names[] = {
@@ -84,6 +85,10 @@ static void octep_tx_vals(struct octep_iq *iq, u64 *v)
 		v[2] = s->drops;
 		v[6] = s->doorbells;
 		v[7] = s->csum_offload;
+		v[8] = s->tso;
+		v[9] = s->tso_segs;
+		v[10] = s->gather;
+		v[11] = s->linearize;
 		v[4] = s->stops;
 	} while (u64_stats_fetch_retry(&s->syncp, start));
 	do {

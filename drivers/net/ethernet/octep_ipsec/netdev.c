@@ -262,6 +262,7 @@ static const struct net_device_ops octep_netdev_ops = {
 	.ndo_open		= octep_open,
 	.ndo_stop		= octep_stop,
 	.ndo_start_xmit		= octep_start_xmit,
+	.ndo_features_check	= octep_features_check,
 	.ndo_get_stats64	= octep_get_stats64,
 	.ndo_set_mac_address	= eth_mac_addr,
 	.ndo_validate_addr	= eth_validate_addr,
@@ -288,8 +289,11 @@ int octep_netdev_create(struct octep_dev *oct)
 	netdev->netdev_ops = &octep_netdev_ops;
 	netdev->ethtool_ops = &octep_ethtool_ops;
 	netdev->hw_features = NETIF_F_HW_CSUM | NETIF_F_RXCSUM |
-			      NETIF_F_RXHASH;
+			      NETIF_F_RXHASH | NETIF_F_SG | NETIF_F_TSO |
+			      NETIF_F_TSO6 | NETIF_F_TSO_ECN;
 	netdev->features = netdev->hw_features;
+	/* A TSO frame is one instruction: OCTEP_SDP_TX_LEN bounds it. */
+	netif_set_tso_max_size(netdev, FIELD_MAX(OCTEP_SDP_TX_LEN));
 	netdev->min_mtu = ETH_MIN_MTU;
 	netdev->max_mtu = OCTEP_MAX_MTU;
 	if (is_valid_ether_addr(oct->sdp->mac_addr))

@@ -9,6 +9,7 @@
 #ifndef _OCTEP_IPSEC_H
 #define _OCTEP_IPSEC_H
 
+#include <linux/bitfield.h>
 #include <linux/hrtimer.h>
 #include <linux/if_vlan.h>
 #include <linux/interrupt.h>
@@ -131,10 +132,29 @@ struct octep_oq {
 	atomic64_t rxwd_early;
 };
 
+/*
+ * Gather entries a frame may use: its head and every fragment, up to what
+ * the instruction's OCTEP_SDP_TX_GATHER holds; a frame with more pieces is
+ * linearized.
+ */
+#define OCTEP_TX_SG_MAX		min(MAX_SKB_FRAGS + 1, OCTEP_SDP_TX_GATHER_MAX)
+
+/**
+ * struct octep_tx_buf - what one instruction carries
+ * @skb: the frame
+ * @dma: bus address of the linear frame (@nsg == 0)
+ * @len: its length
+ * @bytes: skb->len as given to BQL
+ * @nsg: gather entries used; their addresses are in the ring's gather list
+ * @head: gather entry 0 is the skb's head (mapped single, not as a page)
+ */
 struct octep_tx_buf {
 	struct sk_buff *skb;
 	dma_addr_t dma;
 	u32 len;
+	u32 bytes;
+	u8 nsg;
+	bool head;
 };
 
 struct octep_tx_stats {
@@ -146,6 +166,10 @@ struct octep_tx_stats {
 	u64 wakes;
 	u64 doorbells;
 	u64 csum_offload;
+	u64 tso;
+	u64 tso_segs;
+	u64 gather;
+	u64 linearize;
 	struct u64_stats_sync syncp;
 };
 
@@ -155,6 +179,8 @@ struct octep_tx_stats {
  * @instr: instruction ring (coherent DMA)
  * @instr_dma: its bus address
  * @bufs: what each instruction carries
+ * @sg: gather lists, OCTEP_TX_SG_MAX entries per instruction (coherent DMA)
+ * @sg_dma: their bus address
  * @size: instructions
  * @head: next slot to write (ndo_start_xmit only)
  * @tail: next slot to complete (the poll only)
@@ -167,6 +193,8 @@ struct octep_iq {
 	struct octep_sdp_instr *instr;
 	dma_addr_t instr_dma;
 	struct octep_tx_buf *bufs;
+	struct octep_sdp_sg *sg;
+	dma_addr_t sg_dma;
 	u32 size;
 	u32 head;
 	u32 tail;
@@ -307,6 +335,9 @@ int octep_iq_alloc(struct octep_qvec *qv);
 void octep_iq_free(struct octep_qvec *qv);
 bool octep_iq_reap(struct octep_iq *iq, int budget);
 netdev_tx_t octep_start_xmit(struct sk_buff *skb, struct net_device *netdev);
+netdev_features_t octep_features_check(struct sk_buff *skb,
+				       struct net_device *netdev,
+				       netdev_features_t features);
 
 /* watchdog.c */
 void octep_wd_init(struct octep_dev *oct);

@@ -2,16 +2,23 @@
 /*
  * octep_ipsec: transmit through the input rings.
  *
- * One 64-byte instruction per frame (one linear buffer), rung with
- * IN_INSTR_DBELL; the block counts instructions done in IN_CNTS, which the
- * ring pair's NAPI poll reaps. The input ring's count follows the same
- * crossing rule as the output ring's, so the reaper also goes round until a
- * read of the count gives zero before the poll may complete.
+ * One 64-byte instruction per frame, rung with IN_INSTR_DBELL; the block
+ * counts instructions done in IN_CNTS, which the ring pair's NAPI poll
+ * reaps. The input ring's count follows the same crossing rule as the
+ * output ring's, so the reaper also goes round until a read of the count
+ * gives zero before the poll may complete.
+ *
+ * A linear frame is the instruction's DPTR; a frame in pieces (head and
+ * page fragments) is given by a gather list, one per instruction slot in a
+ * coherent array beside the ring, so nothing is copied on the way out. A
+ * TCP frame larger than the MTU goes as one TSO instruction: the block cuts
+ * it into segments and sums each (octep_sdp.h has the contract).
  */
 #include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
 #include <net/netdev_queues.h>
+#include <net/xfrm.h>
 
 #include "octep_ipsec.h"
 
@@ -39,6 +46,117 @@ static void octep_iq_ring_doorbell(struct octep_qvec *qv)
 	iq->stats.doorbells++;
 }
 
+static size_t octep_iq_sg_bytes(const struct octep_iq *iq)
+{
+	return (size_t)iq->size * OCTEP_TX_SG_MAX * sizeof(struct octep_sdp_sg);
+}
+
+static struct octep_sdp_sg *octep_iq_sg(struct octep_iq *iq, u32 slot)
+{
+	return &iq->sg[(size_t)slot * OCTEP_TX_SG_MAX];
+}
+
+/* Unmap what slot @slot's instruction carried (its first @n entries). */
+static void octep_tx_unmap(struct octep_iq *iq, u32 slot, unsigned int n)
+{
+	struct device *dd = iq->qv->oct->sdp->dma_dev;
+	struct octep_tx_buf *buf = &iq->bufs[slot];
+	struct octep_sdp_sg *sg = octep_iq_sg(iq, slot);
+	unsigned int k;
+
+	if (!buf->nsg) {
+		dma_unmap_single(dd, buf->dma, buf->len, DMA_TO_DEVICE);
+		return;
+	}
+	for (k = 0; k < n; k++) {
+		dma_addr_t a = le64_to_cpu(sg[k].addr);
+		u32 len = le64_to_cpu(sg[k].len) & OCTEP_SDP_SG_LEN;
+
+		if (!k && buf->head)
+			dma_unmap_single(dd, a, len, DMA_TO_DEVICE);
+		else
+			dma_unmap_page(dd, a, len, DMA_TO_DEVICE);
+	}
+}
+
+/*
+ * Map a frame in pieces into slot @slot's gather list.
+ * Return: 0, or -ENOMEM with everything unmapped again.
+ */
+static int octep_tx_map_sg(struct octep_iq *iq, u32 slot, struct sk_buff *skb)
+{
+	struct device *dd = iq->qv->oct->sdp->dma_dev;
+	struct octep_tx_buf *buf = &iq->bufs[slot];
+	struct octep_sdp_sg *sg = octep_iq_sg(iq, slot);
+	unsigned int k = 0, f;
+	dma_addr_t a;
+	u32 len;
+
+	buf->head = false;
+	len = skb_headlen(skb);
+	if (len) {
+		a = dma_map_single(dd, skb->data, len, DMA_TO_DEVICE);
+		if (dma_mapping_error(dd, a))
+			return -ENOMEM;
+		sg[k].addr = cpu_to_le64(a);
+		sg[k].len = cpu_to_le64(len);
+		buf->head = true;
+		k++;
+	}
+	for (f = 0; f < skb_shinfo(skb)->nr_frags; f++) {
+		const skb_frag_t *frag = &skb_shinfo(skb)->frags[f];
+
+		len = skb_frag_size(frag);
+		if (!len)
+			continue;
+		a = skb_frag_dma_map(dd, frag, 0, len, DMA_TO_DEVICE);
+		if (dma_mapping_error(dd, a)) {
+			buf->nsg = k;
+			octep_tx_unmap(iq, slot, k);
+			return -ENOMEM;
+		}
+		sg[k].addr = cpu_to_le64(a);
+		sg[k].len = cpu_to_le64(len);
+		k++;
+	}
+	buf->nsg = k;
+	return 0;
+}
+
+/**
+ * octep_features_check() - ndo_features_check
+ * @skb: frame
+ * @netdev: our netdev
+ * @features: what the stack would use
+ *
+ * The block segments only plain TCP over IPv4/IPv6, and a frame of at most
+ * OCTEP_SDP_TX_LEN bytes; a crypto-offloaded frame carries an ESP header
+ * for one packet. Anything else the stack segments.
+ *
+ * Return: @features, less GSO where the block cannot segment @skb.
+ */
+netdev_features_t octep_features_check(struct sk_buff *skb,
+				       struct net_device *netdev,
+				       netdev_features_t features)
+{
+	const unsigned int ok = SKB_GSO_TCPV4 | SKB_GSO_TCPV6 |
+				SKB_GSO_TCP_ECN | SKB_GSO_TCP_FIXEDID |
+				SKB_GSO_DODGY;
+	unsigned int type;
+
+	if (!skb_is_gso(skb))
+		return features;
+	type = skb_shinfo(skb)->gso_type;
+	if (!(type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)) || (type & ~ok) ||
+	    skb->encapsulation || xfrm_offload(skb) ||
+	    skb->len > FIELD_MAX(OCTEP_SDP_TX_LEN) ||
+	    skb_shinfo(skb)->gso_size > FIELD_MAX(OCTEP_SDP_TX_MSS) ||
+	    (skb->protocol != htons(ETH_P_IP) &&
+	     skb->protocol != htons(ETH_P_IPV6)))
+		features &= ~NETIF_F_GSO_MASK;
+	return features;
+}
+
 /**
  * octep_start_xmit() - ndo_start_xmit
  * @skb: frame
@@ -51,13 +169,13 @@ netdev_tx_t octep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	struct octep_dev *oct = octep_from_netdev(netdev);
 	u16 q = skb_get_queue_mapping(skb);
 	struct device *dd = oct->sdp->dma_dev;
+	bool linearized = false, ring;
 	struct octep_sdp_instr *in;
+	struct octep_tx_buf *buf;
 	struct netdev_queue *txq;
+	u64 flags = 0, csum = 0;
 	struct octep_qvec *qv;
 	struct octep_iq *iq;
-	u64 flags = 0, csum = 0;
-	dma_addr_t dma;
-	bool ring;
 	u32 len, i;
 
 	qv = &oct->qv[q];
@@ -70,11 +188,14 @@ netdev_tx_t octep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	}
 	if (skb_put_padto(skb, ETH_ZLEN))
 		goto dropped;
-	if (skb_linearize(skb))
-		goto drop;
 	len = skb->len;
 	if (unlikely(len > FIELD_MAX(OCTEP_SDP_TX_LEN)))
 		goto drop;
+	if (skb_shinfo(skb)->nr_frags + 1 > OCTEP_TX_SG_MAX) {
+		if (skb_linearize(skb))
+			goto drop;
+		linearized = true;
+	}
 	if (octep_ipsec_tx_flags(iq, skb, &flags))
 		goto drop;
 	if (skb->ip_summed == CHECKSUM_PARTIAL) {
@@ -83,16 +204,33 @@ netdev_tx_t octep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 				  skb_checksum_start_offset(skb)) |
 		       FIELD_PREP(OCTEP_SDP_TX_CSUM_OFFSET, skb->csum_offset);
 	}
-	dma = dma_map_single(dd, skb->data, len, DMA_TO_DEVICE);
-	if (dma_mapping_error(dd, dma))
-		goto drop;
+	if (skb_is_gso(skb)) {
+		/* octep_features_check() let only what the block can cut. */
+		if (unlikely(!(flags & OCTEP_SDP_TX_CSUM)))
+			goto drop;
+		flags |= OCTEP_SDP_TX_TSO;
+		csum |= FIELD_PREP(OCTEP_SDP_TX_MSS, skb_shinfo(skb)->gso_size);
+	}
 
 	i = iq->head & (iq->size - 1);
-	iq->bufs[i].skb = skb;
-	iq->bufs[i].dma = dma;
-	iq->bufs[i].len = len;
+	buf = &iq->bufs[i];
 	in = &iq->instr[i];
-	in->dptr = cpu_to_le64(dma);
+	if (!skb_is_nonlinear(skb)) {
+		buf->nsg = 0;
+		buf->dma = dma_map_single(dd, skb->data, len, DMA_TO_DEVICE);
+		if (dma_mapping_error(dd, buf->dma))
+			goto drop;
+		buf->len = len;
+		in->dptr = cpu_to_le64(buf->dma);
+	} else {
+		if (octep_tx_map_sg(iq, i, skb))
+			goto drop;
+		flags |= FIELD_PREP(OCTEP_SDP_TX_GATHER, buf->nsg);
+		in->dptr = cpu_to_le64(iq->sg_dma + (u64)i * OCTEP_TX_SG_MAX *
+				       sizeof(struct octep_sdp_sg));
+	}
+	buf->skb = skb;
+	buf->bytes = len;
 	in->flags = cpu_to_le64(flags | FIELD_PREP(OCTEP_SDP_TX_LEN, len));
 	in->csum = cpu_to_le64(csum);
 	memset(in->rsvd, 0, sizeof(in->rsvd));
@@ -103,6 +241,14 @@ netdev_tx_t octep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	iq->stats.bytes += len;
 	if (flags & OCTEP_SDP_TX_CSUM)
 		iq->stats.csum_offload++;
+	if (flags & OCTEP_SDP_TX_TSO) {
+		iq->stats.tso++;
+		iq->stats.tso_segs += skb_shinfo(skb)->gso_segs;
+	}
+	if (buf->nsg)
+		iq->stats.gather++;
+	if (linearized)
+		iq->stats.linearize++;
 	u64_stats_update_end(&iq->stats.syncp);
 
 	/* The slot is filled before the poll can see it in flight. */
@@ -146,7 +292,6 @@ bool octep_iq_reap(struct octep_iq *iq, int budget)
 {
 	struct octep_qvec *qv = iq->qv;
 	struct octep_dev *oct = qv->oct;
-	struct device *dd = oct->sdp->dma_dev;
 	u32 mask = iq->size - 1, tail = iq->tail;
 	u32 pkts = 0, bytes = 0, inflight, n;
 	bool zero = false;
@@ -171,8 +316,8 @@ bool octep_iq_reap(struct octep_iq *iq, int budget)
 		while (n--) {
 			struct octep_tx_buf *buf = &iq->bufs[tail & mask];
 
-			dma_unmap_single(dd, buf->dma, buf->len, DMA_TO_DEVICE);
-			bytes += buf->len;
+			octep_tx_unmap(iq, tail & mask, buf->nsg);
+			bytes += buf->bytes;
 			napi_consume_skb(buf->skb, budget);
 			buf->skb = NULL;
 			tail++;
@@ -219,14 +364,23 @@ int octep_iq_alloc(struct octep_qvec *qv)
 				       &iq->instr_dma, GFP_KERNEL);
 	if (!iq->instr)
 		return -ENOMEM;
+	iq->sg = dma_alloc_coherent(dd, octep_iq_sg_bytes(iq), &iq->sg_dma,
+				    GFP_KERNEL);
+	if (!iq->sg)
+		goto free_instr;
 	iq->bufs = kcalloc(iq->size, sizeof(*iq->bufs), GFP_KERNEL);
-	if (!iq->bufs) {
-		dma_free_coherent(dd, iq->size * sizeof(*iq->instr),
-				  iq->instr, iq->instr_dma);
-		iq->instr = NULL;
-		return -ENOMEM;
-	}
+	if (!iq->bufs)
+		goto free_sg;
 	return 0;
+
+free_sg:
+	dma_free_coherent(dd, octep_iq_sg_bytes(iq), iq->sg, iq->sg_dma);
+	iq->sg = NULL;
+free_instr:
+	dma_free_coherent(dd, iq->size * sizeof(*iq->instr), iq->instr,
+			  iq->instr_dma);
+	iq->instr = NULL;
+	return -ENOMEM;
 }
 
 /**
@@ -246,7 +400,7 @@ void octep_iq_free(struct octep_qvec *qv)
 	for (; iq->tail != iq->head; iq->tail++) {
 		struct octep_tx_buf *buf = &iq->bufs[iq->tail & mask];
 
-		dma_unmap_single(dd, buf->dma, buf->len, DMA_TO_DEVICE);
+		octep_tx_unmap(iq, iq->tail & mask, buf->nsg);
 		dev_kfree_skb_any(buf->skb);
 		buf->skb = NULL;
 		dropped++;
@@ -257,6 +411,8 @@ void octep_iq_free(struct octep_qvec *qv)
 	netdev_tx_reset_queue(netdev_get_tx_queue(qv->oct->netdev, qv->idx));
 	kfree(iq->bufs);
 	iq->bufs = NULL;
+	dma_free_coherent(dd, octep_iq_sg_bytes(iq), iq->sg, iq->sg_dma);
+	iq->sg = NULL;
 	dma_free_coherent(dd, iq->size * sizeof(*iq->instr), iq->instr,
 			  iq->instr_dma);
 	iq->instr = NULL;
