@@ -129,9 +129,10 @@ static int octep_tx_map_sg(struct octep_iq *iq, u32 slot, struct sk_buff *skb)
  * @netdev: our netdev
  * @features: what the stack would use
  *
- * The block segments only plain TCP over IPv4/IPv6, and a frame of at most
- * OCTEP_SDP_TX_LEN bytes; a crypto-offloaded frame carries an ESP header
- * for one packet. Anything else the stack segments.
+ * The block segments only plain TCP over IPv4 or IPv6 (no extension
+ * header) in a frame of at most OCTEP_SDP_TX_LEN bytes; a crypto-offloaded
+ * frame carries an ESP header for one packet. Anything else the stack
+ * segments.
  *
  * Return: @features, less GSO where the block cannot segment @skb.
  */
@@ -152,7 +153,9 @@ netdev_features_t octep_features_check(struct sk_buff *skb,
 	    skb->len > FIELD_MAX(OCTEP_SDP_TX_LEN) ||
 	    skb_shinfo(skb)->gso_size > FIELD_MAX(OCTEP_SDP_TX_MSS) ||
 	    (skb->protocol != htons(ETH_P_IP) &&
-	     skb->protocol != htons(ETH_P_IPV6)))
+	     skb->protocol != htons(ETH_P_IPV6)) ||
+	    (skb->protocol == htons(ETH_P_IPV6) &&
+	     ipv6_hdr(skb)->nexthdr != IPPROTO_TCP))
 		features &= ~NETIF_F_GSO_MASK;
 	return features;
 }
