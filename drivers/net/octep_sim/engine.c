@@ -905,8 +905,8 @@ static u32 osim_iq_take(struct osim_dev *dev, struct osim_iq *iq,
 static int osim_tx_ring(struct osim_dev *dev, struct osim_iq *iq,
 			struct sk_buff_head *out)
 {
+	u32 n, i, bytes, total = 0;
 	unsigned long flags;
-	u32 n, i, bytes;
 
 	spin_lock_irqsave(&iq->lock, flags);
 	n = iq->enabled ? min_t(u32, iq->pending, OSIM_BATCH) : 0;
@@ -914,7 +914,9 @@ static int osim_tx_ring(struct osim_dev *dev, struct osim_iq *iq,
 		bytes = osim_iq_take(dev, iq, out);
 		if (!bytes)
 			continue;
-		if (!osim_bucket_take(dev, &dev->bucket_tx, bytes)) {
+		total += bytes;
+		if (!osim_bucket_take(dev, &dev->bucket_tx, bytes) ||
+		    total >= OSIM_TX_BATCH_BYTES) {
 			n = i + 1;
 			break;
 		}

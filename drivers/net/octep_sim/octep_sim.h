@@ -32,6 +32,12 @@
 
 /* Packets the engine takes in one batch, from the wire or from a ring. */
 #define OSIM_BATCH		32
+/*
+ * Bytes of TSO frames one input ring's batch may copy: the copy runs under
+ * the ring's lock with interrupts off (a ring disable must wait for it, or
+ * the host would free buffers being read), so it is kept short.
+ */
+#define OSIM_TX_BATCH_BYTES	(128 * 1024)
 /* Frames queued from the wire before its queue is stopped. */
 #define OSIM_WIRE_QLEN		256
 
