@@ -1,0 +1,395 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Transmit TSO and scatter-gather. The netdev offers and enables both. A
+# TCP upload host -> peer (a deterministic pseudo-random stream, checked
+# byte for byte at the receiver), IPv4 and IPv6, at MTU 1500 and at a small
+# MTU set on both ends (576 IPv4, 1280 IPv6): the bytes arrive intact; the
+# driver sent TSO frames with gather lists (tx_tso, tx_tso_segs,
+# tx_gather moved, the per-ring counts add up to the totals); the model
+# took as many TSO instructions, made as many segments and gather
+# instructions as the driver counted, and dropped nothing; and at the peer
+# (GRO off, so a capture sees frames as the wire delivered them) every
+# frame of the stream is at most MTU + 14 bytes, no IPv4 header or TCP
+# checksum is wrong, and there are at least as many frames with a correct
+# TCP checksum as the stream needs segments of the largest possible size.
+# `ethtool -K tso off`, then `sg off`: uploads still arrive intact with no
+# TSO frame (and with sg off no gather list); both on again afterwards.
+# Last, packet offload (ipsec_flows 2, transport, IPv4) with TSO on: the
+# upload arrives intact, the driver sent TSO frames, and the peer's
+# software ESP state decrypted at least as many packets as there were
+# segments: the block encapsulated each segment, not the frame.
+
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/ipsec_lib.inc"
+require_cmd ip ethtool devlink python3 tcpdump
+
+# Plain uploads: 4 MB is ~60 TSO frames of 64 KB at MTU 1500 and ~7,800
+# wire segments at 576; it takes well under a second each in the TCG VM
+# (~1 Gbit/s over the model, facts.md). Through ESP, which the model and
+# the peer run in software at a few tens of Mbit/s, 2 MB.
+UP_BYTES=$((4 << 20))
+ESP_BYTES=$((2 << 20))
+PORT=5600
+
+ktap_plan 26
+
+# The sender and the receiver: a stream of LEN bytes from Python's
+# random.Random(SEED) (the same interpreter on both ends of the VM).
+# recv prints "bytes N first_bad OFF" (OFF -1: every byte as sent) and
+# exits 0 when the whole stream arrived unchanged.
+STREAM_PY='
+import random, socket, sys
+
+mode, addr, port, length, seed = sys.argv[1:6]
+port, length = int(port), int(length)
+fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+data = random.Random(int(seed)).randbytes(length)
+if mode == "recv":
+    ls = socket.socket(fam, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind((addr, port))
+    ls.listen(1)
+    ls.settimeout(60)
+    s, _ = ls.accept()
+    s.settimeout(60)
+    got = bytearray()
+    while True:
+        b = s.recv(1 << 20)
+        if not b:
+            break
+        got += b
+    s.close()
+    bad = -1
+    for i in range(0, max(len(got), length), 4096):
+        if got[i:i + 4096] != data[i:i + 4096]:
+            bad = i + next((j for j, (x, y) in
+                            enumerate(zip(got[i:i + 4096], data[i:i + 4096]))
+                            if x != y), min(len(got), length) - i)
+            break
+    print("bytes", len(got), "first_bad", bad)
+    sys.exit(0 if bad < 0 and len(got) == length else 1)
+s = socket.create_connection((addr, port), timeout=60)
+for i in range(0, length, 256 << 10):
+    s.sendall(data[i:i + (256 << 10)])
+s.shutdown(socket.SHUT_WR)
+s.recv(1)
+s.close()
+'
+
+# upload DST LEN: send LEN bytes to a receiver in the peer at DST. Sets
+# UP_WHY (what the receiver and the sender said); 0 when intact.
+upload()
+{
+	local dst=$1 len=$2 out rpid rc snd t0=$SECONDS
+
+	PORT=$((PORT + 1))
+	out=$(mktemp)
+	in_peer python3 -c "$STREAM_PY" recv "$dst" "$PORT" "$len" "$PORT" \
+		>"$out" 2>&1 &
+	rpid=$!
+	wait_for 10 in_peer sh -c "ss -ltn | grep -q ':$PORT '"
+	snd=$(timeout 90 python3 -c "$STREAM_PY" send "$dst" "$PORT" "$len" \
+		"$PORT" 2>&1)
+	rc=$?
+	wait "$rpid" || rc=1
+	UP_WHY="receiver: $(cat "$out"); sender: exit $rc${snd:+ $snd}; $((SECONDS - t0)) s"
+	rm -f "$out"
+	return "$rc"
+}
+
+# snap ARRAY: the driver's TX offload counters (totals, and per-ring sums
+# as ring_*) and the model's (sums over its rings) into ARRAY.
+snap()
+{
+	local -n _s=$1
+	local k v f
+
+	_s=()
+	while read -r k v; do
+		_s["$k"]=$v
+	done < <(ethtool -S "$HOST_IF" | awk '
+		{ k = $1; sub(/:$/, "", k) }
+		k ~ /^tx_(tso|tso_segs|gather|linearize)$/ { print k, $2 }
+		k ~ /^tx[0-9]+_(tso|tso_segs|gather|linearize)$/ {
+			sub(/^tx[0-9]+_/, "ring_", k); r[k] += $2
+		}
+		END { for (k in r) print k, r[k] }')
+	for f in in_tso in_tso_segs in_gather in_drop_bad in_drop_link; do
+		v=$(cat "$SIM_DBG"/ring*/"$f" 2>/dev/null |
+		    awk '{ s += $1; n++ } END { if (n) print s }')
+		[ -n "$v" ] && _s["sim_$f"]=$v
+	done
+	v=$(sim_read wire_drops 2>/dev/null) && _s["wire_drops"]=$v
+}
+
+declare -A S0 S1
+
+# d KEY: how far counter KEY moved between S0 and S1; "missing" (and 1)
+# when either snapshot lacks it.
+d()
+{
+	if [ -z "${S0[$1]:-}" ] || [ -z "${S1[$1]:-}" ]; then
+		echo missing
+		return 1
+	fi
+	echo $((S1[$1] - S0[$1]))
+}
+
+# deltas: one line of every counter's movement, for diagnostics.
+deltas()
+{
+	local k out=""
+
+	for k in tx_tso tx_tso_segs tx_gather tx_linearize ring_tso \
+		 ring_tso_segs ring_gather sim_in_tso sim_in_tso_segs \
+		 sim_in_gather sim_in_drop_bad sim_in_drop_link wire_drops; do
+		out+="$k +$(d "$k") "
+	done
+	echo "$out"
+}
+
+# is N [OP M]: N is a number and (with OP M) the test holds.
+is()
+{
+	[[ $1 =~ ^[0-9]+$ ]] || return 1
+	case ${2:-} in
+	"") ;;
+	-eq) [ "$1" -eq "$3" ] ;;
+	-ge) [ "$1" -ge "$3" ] ;;
+	-gt) [ "$1" -gt "$3" ] ;;
+	*) return 1 ;;
+	esac
+}
+
+# tso_counted: the driver sent TSO frames with gather lists, its rings add
+# up to its totals, and the model agrees frame for frame and dropped
+# nothing.
+tso_counted()
+{
+	local tso segs gather
+
+	tso=$(d tx_tso) segs=$(d tx_tso_segs) gather=$(d tx_gather)
+	is "$tso" -gt 0 && is "$segs" -gt "$tso" && is "$gather" -gt 0 &&
+	is "$(d ring_tso)" -eq "$tso" && is "$(d ring_tso_segs)" -eq "$segs" &&
+	is "$(d ring_gather)" -eq "$gather" &&
+	is "$(d sim_in_tso)" -eq "$tso" &&
+	is "$(d sim_in_tso_segs)" -eq "$segs" &&
+	is "$(d sim_in_gather)" -eq "$gather" &&
+	is "$(d sim_in_drop_bad)" -eq 0 && is "$(d sim_in_drop_link)" -eq 0 &&
+	is "$(d wire_drops)" -eq 0
+}
+
+# capture_start FAM: tcpdump at the peer, frames of this stream received
+# by the wire (the next PORT), into CAP_FILE.
+capture_start()
+{
+	CAP_FILE=$(mktemp) CAP_ERR=$(mktemp)
+	# Not through in_peer: $! must be tcpdump itself (ip netns exec execs).
+	ip netns exec "$PEER_NS" tcpdump -i "$WIRE_IF" -Q in -n -s 2048 -B 65536 -Z root \
+		--immediate-mode \
+		-U -w "$CAP_FILE" "ip$([ "$1" = 6 ] && echo 6) and tcp port $((PORT + 1))" \
+		2>"$CAP_ERR" &
+	CAP_PID=$!
+	wait_for 10 grep -q "listening on" "$CAP_ERR"
+}
+
+# capture_check MTU LEN PAYLOAD_MAX: stop the capture and judge it (see
+# the top). PAYLOAD_MAX: the most TCP payload one frame can carry at MTU.
+capture_check()
+{
+	local mtu=$1 len=$2 pmax=$3 txt big bad good sum need desc why prev size
+
+	# tcpdump stops at SIGINT without reading what the kernel still
+	# holds for it: let it drain first (-U: the file grows per packet).
+	prev=-1
+	for _ in $(seq 50); do
+		size=$(wc -c <"$CAP_FILE")
+		[ "$size" = "$prev" ] && break
+		prev=$size
+		sleep 0.3
+	done
+	kill -INT "$CAP_PID" 2>/dev/null
+	wait "$CAP_PID"
+	# One pass over the decode: frames longer than MTU + 14 (the length
+	# on the -e line, "ethertype IPv4 (0x0800), length N:"), wrong
+	# checksums, data frames with a correct TCP checksum and their bytes;
+	# then the first wrong lines.
+	txt=$(tcpdump -r "$CAP_FILE" -n -vv -e 2>/dev/null |
+	      awk -v max=$((mtu + 14)) '
+		match($0, /ethertype [^,]*, length [0-9]+/) {
+			n = split(substr($0, RSTART, RLENGTH), a, " ")
+			if (a[n] + 0 > max) big++
+		}
+		/incorrect|bad cksum/ { if (bad++ < 5) lines = lines $0 "\n" }
+		/cksum 0x[0-9a-f]+ \(correct\)/ && match($0, /, length [0-9]+$/) {
+			l = substr($0, RSTART + 9) + 0
+			sum += l
+			if (l > 0) good++
+		}
+		END { print big + 0, bad + 0, good + 0, sum + 0; printf "%s", lines }')
+	read -r big bad good sum <<<"$txt"
+	need=$(((len + pmax - 1) / pmax))
+	desc="the peer's capture at MTU $mtu: frames <= $((mtu + 14)) bytes, checksums right"
+	why="$big frames longer than $((mtu + 14)), $bad wrong checksums, $good data frames with a correct TCP checksum (need >= $need) carrying $sum bytes (need >= $len); tcpdump: $(tr '\n' ' ' <"$CAP_ERR")"
+	if [ "$big" = 0 ] && [ "$bad" = 0 ] && [ "$good" -ge "$need" ] &&
+	   [ "$sum" -ge "$len" ]; then
+		ktap_ok "$desc ($why)"
+	else
+		ktap_fail "$desc" "$why
+$(tail -n +2 <<<"$txt")"
+	fi
+	rm -f "$CAP_FILE" "$CAP_ERR"
+}
+
+# set_mtu MTU: on both ends of the link.
+set_mtu()
+{
+	ip link set dev "$HOST_IF" mtu "$1" &&
+	in_peer ip link set dev "$WIRE_IF" mtu "$1"
+}
+
+# tso_run FAM MTU: an upload with TSO on at MTU: intact, counted, and
+# segments on the wire (three cases).
+tso_run()
+{
+	local fam=$1 mtu=$2 dst=$PEER_IP4 pmax name t0=$SECONDS
+
+	# The most payload a frame can carry: MTU less the IP and TCP headers
+	# without options (the stream's frames carry timestamps: fewer).
+	pmax=$((mtu - 40))
+	if [ "$fam" = 6 ]; then
+		dst=$PEER_IP6 pmax=$((mtu - 60))
+	fi
+	name="IPv$fam MTU $mtu"
+	if ! set_mtu "$mtu"; then
+		ktap_fail "$name: upload of $UP_BYTES bytes arrives intact" "cannot set MTU $mtu"
+		ktap_skip "$name: TSO counted" "no upload"
+		ktap_skip "$name: the peer's capture" "no upload"
+		return
+	fi
+	snap S0
+	capture_start "$fam"
+	if upload "$dst" "$UP_BYTES"; then
+		ktap_ok "$name: upload of $UP_BYTES bytes arrives intact ($UP_WHY)"
+	else
+		ktap_fail "$name: upload of $UP_BYTES bytes arrives intact" "$UP_WHY"
+	fi
+	snap S1
+	if tso_counted; then
+		ktap_ok "$name: TSO frames counted, the model agrees ($(deltas))"
+	else
+		ktap_fail "$name: TSO frames counted, the model agrees, no drops" "$(deltas)"
+	fi
+	capture_check "$mtu" "$UP_BYTES" "$pmax"
+	set_mtu 1500
+	ktap_diag "$name: $((SECONDS - t0)) s"
+}
+
+# feature_is NAME on|off: `ethtool -k HOST_IF` shows NAME in that state.
+feature_is()
+{
+	ethtool -k "$HOST_IF" | grep -qE "^[[:space:]]*$1: $2( |\$)"
+}
+
+ipsec_prepare
+check "modules load" octep_load || ktap_finish
+check "device 0 with 2 rings" octep_new 0 2 || ktap_finish
+check "peer namespace behind the wire" peer_setup || ktap_finish
+in_peer ethtool -K "$WIRE_IF" gro off >/dev/null
+if in_peer ethtool -k "$WIRE_IF" | grep -qx "generic-receive-offload: off"; then
+	ktap_ok "GRO off on the peer's $WIRE_IF (its capture sees wire frames)"
+else
+	ktap_fail "GRO off on the peer's $WIRE_IF" "$(in_peer ethtool -k "$WIRE_IF" | grep receive-offload)"
+fi
+
+if feature_is scatter-gather on && feature_is tcp-segmentation-offload on &&
+   feature_is tx-tcp-segmentation on && feature_is tx-tcp6-segmentation on &&
+   feature_is tx-tcp-ecn-segmentation on; then
+	ktap_ok "$HOST_IF: scatter-gather and TSO (IPv4, IPv6, ECN) on by default"
+else
+	ktap_fail "$HOST_IF: scatter-gather and TSO (IPv4, IPv6, ECN) on by default" \
+		"$(ethtool -k "$HOST_IF" | grep -E 'scatter|segmentation')"
+fi
+
+tso_run 4 1500
+tso_run 6 1500
+tso_run 6 1280
+# Last: below 1280 the kernel drops the links' IPv6 addresses for good.
+tso_run 4 576
+
+# off_run FEATURE NAME COUNTERS...: `ethtool -K HOST_IF FEATURE off`, which
+# `ethtool -k` shows as NAME off; then an upload arrives intact, through
+# the driver, and none of COUNTERS moves (two cases).
+off_run()
+{
+	local feat=$1 name=$2 k ok=1 txb0 desc="$1 off: upload of $UP_BYTES bytes arrives intact"
+
+	shift 2
+	ethtool -K "$HOST_IF" "$feat" off >/dev/null
+	if ! feature_is "$name" off; then
+		ktap_fail "$desc" "ethtool -K $HOST_IF $feat off did not: $(ethtool -k "$HOST_IF" | grep "$name")"
+		ktap_skip "$feat off: no $* moved" "$feat still on"
+		return
+	fi
+	txb0=$(cat "/sys/class/net/$HOST_IF/statistics/tx_bytes")
+	snap S0
+	if upload "$PEER_IP4" "$UP_BYTES"; then
+		ktap_ok "$desc ($UP_WHY)"
+	else
+		ktap_fail "$desc" "$UP_WHY"
+	fi
+	snap S1
+	for k in "$@"; do
+		is "$(d "$k")" -eq 0 || ok=0
+	done
+	[ "$(cat "/sys/class/net/$HOST_IF/statistics/tx_bytes")" -ge \
+	  $((txb0 + UP_BYTES)) ] || ok=0
+	if [ "$ok" = 1 ]; then
+		ktap_ok "$feat off: no $* moved ($(deltas))"
+	else
+		ktap_fail "$feat off: no $* moved, the upload went through $HOST_IF" \
+			"$(deltas); tx_bytes +$(($(cat "/sys/class/net/$HOST_IF/statistics/tx_bytes") - txb0))"
+	fi
+}
+
+on_exit "ethtool -K $HOST_IF sg on tso on"
+off_run tso tcp-segmentation-offload tx_tso tx_tso_segs sim_in_tso sim_in_tso_segs
+# sg off takes TSO with it (no TSO without SG).
+off_run sg scatter-gather tx_gather tx_tso sim_in_gather sim_in_tso
+ethtool -K "$HOST_IF" sg on tso on >/dev/null
+if feature_is scatter-gather on && feature_is tcp-segmentation-offload on; then
+	ktap_ok "sg and tso on again"
+else
+	ktap_fail "sg and tso on again" "$(ethtool -k "$HOST_IF" | grep -E 'scatter|segmentation')"
+fi
+
+# Packet offload, both directions in the block, transport mode, IPv4.
+ipsec_flows 2
+ipsec_case transport 4
+out=$(ipsec_install transport packet 2)
+if ipsec_offloaded "$IPSEC_SPI_OUT" "$O_H" "$O_P" &&
+   ipsec_offloaded "$IPSEC_SPI_IN" "$O_P" "$O_H"; then
+	ktap_ok "packet offload: both transport states offloaded"
+else
+	ktap_fail "packet offload: both transport states offloaded" "$out"
+fi
+on_exit ipsec_flush
+snap S0
+if upload "$I_P" "$ESP_BYTES"; then
+	ktap_ok "packet offload: upload of $ESP_BYTES bytes arrives intact ($UP_WHY)"
+else
+	ktap_fail "packet offload: upload of $ESP_BYTES bytes arrives intact" "$UP_WHY"
+fi
+snap S1
+pk=$(peer_sa_packets "$IPSEC_SPI_OUT")
+why="peer's state $IPSEC_SPI_OUT decrypted ${pk:-?} packets; $(deltas)"
+segs=$(d tx_tso_segs)
+if tso_counted && is "$pk" -ge "$segs"; then
+	ktap_ok "packet offload: TSO frames, each segment encapsulated ($why)"
+else
+	ktap_fail "packet offload: TSO frames, each segment encapsulated" "$why"
+fi
+ipsec_flush
+kernel_log_clean "no kernel warnings"
+ktap_finish
