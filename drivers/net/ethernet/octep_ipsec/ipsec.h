@@ -135,7 +135,6 @@ void octep_ipsec_netdev_setup(struct octep_dev *oct, struct net_device *nd);
 void octep_ipsec_fini(struct octep_dev *oct);
 int octep_ipsec_tx_flags(struct octep_iq *iq, struct sk_buff *skb,
 			 u64 *flags);
-int octep_ipsec_select_queue(struct net_device *netdev, struct sk_buff *skb);
 int octep_ipsec_rx_xfrm(struct octep_oq *oq, struct sk_buff *skb, u64 ext);
 
 /**

@@ -258,20 +258,11 @@ static int octep_stop(struct net_device *netdev)
 	return 0;
 }
 
-static u16 octep_select_queue(struct net_device *netdev, struct sk_buff *skb,
-			      struct net_device *sb_dev)
-{
-	int q = octep_ipsec_select_queue(netdev, skb);
-
-	return q >= 0 ? q : netdev_pick_tx(netdev, skb, sb_dev);
-}
-
 static const struct net_device_ops octep_netdev_ops = {
 	.ndo_open		= octep_open,
 	.ndo_stop		= octep_stop,
 	.ndo_start_xmit		= octep_start_xmit,
 	.ndo_features_check	= octep_features_check,
-	.ndo_select_queue	= octep_select_queue,
 	.ndo_get_stats64	= octep_get_stats64,
 	.ndo_set_mac_address	= eth_mac_addr,
 	.ndo_validate_addr	= eth_validate_addr,

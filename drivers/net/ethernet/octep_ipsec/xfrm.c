@@ -842,37 +842,6 @@ static int octep_ipsec_tx_match(struct octep_ipsec *ips, struct sk_buff *skb,
 }
 
 /**
- * octep_ipsec_select_queue() - the input ring for a crypto-offloaded packet
- * @netdev: our netdev
- * @skb: the packet, its queue not yet picked
- *
- * The host numbers an association's ESP packets before they are queued,
- * and the block takes up to 32 instructions from one ring, then from the
- * next: packets of one association spread over several rings (one per
- * inner flow) reach the wire reordered by more than a peer's default
- * replay window of 32, which drops them. So every packet of an
- * association goes to one ring, chosen by its SPI. The state is the last
- * of the secpath xfrm_output() set, held by the skb; nothing of ours is
- * dereferenced. Packet offload needs none of this: the block numbers
- * those packets as it encapsulates them, in wire order.
- *
- * Return: the queue, or -1 to let the stack pick.
- */
-int octep_ipsec_select_queue(struct net_device *netdev, struct sk_buff *skb)
-{
-	struct sec_path *sp = skb_sec_path(skb);
-	struct xfrm_state *x;
-
-	if (!sp || !sp->olen || !sp->len)
-		return -1;
-	x = sp->xvec[sp->len - 1];
-	if (x->xso.dev != netdev || x->xso.dir != XFRM_DEV_OFFLOAD_OUT ||
-	    x->xso.type != XFRM_DEV_OFFLOAD_CRYPTO)
-		return -1;
-	return ntohl(x->id.spi) % netdev->real_num_tx_queues;
-}
-
-/**
  * octep_ipsec_tx_flags() - the instruction's IPsec flags for a packet
  * @iq: the input ring
  * @skb: the packet
