@@ -889,7 +889,7 @@ static u32 osim_iq_take(struct osim_dev *dev, struct osim_iq *iq,
 	}
 	iq->pkts++;
 	iq->bytes += len;
-	if (src.n > 1 || FIELD_GET(OCTEP_SDP_TX_GATHER, flags))
+	if (FIELD_GET(OCTEP_SDP_TX_GATHER, flags))
 		iq->gather++;
 	if (flags & OCTEP_SDP_TX_TSO)
 		return osim_iq_tso(dev, iq, &src, len, flags, csum, out);

@@ -144,7 +144,6 @@ struct octep_oq {
  * @skb: the frame
  * @dma: bus address of the linear frame (@nsg == 0)
  * @len: its length
- * @bytes: skb->len as given to BQL
  * @nsg: gather entries used; their addresses are in the ring's gather list
  * @head: gather entry 0 is the skb's head (mapped single, not as a page)
  */
@@ -152,7 +151,6 @@ struct octep_tx_buf {
 	struct sk_buff *skb;
 	dma_addr_t dma;
 	u32 len;
-	u32 bytes;
 	u8 nsg;
 	bool head;
 };

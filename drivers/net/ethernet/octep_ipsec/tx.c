@@ -233,7 +233,6 @@ netdev_tx_t octep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 				       sizeof(struct octep_sdp_sg));
 	}
 	buf->skb = skb;
-	buf->bytes = len;
 	in->flags = cpu_to_le64(flags | FIELD_PREP(OCTEP_SDP_TX_LEN, len));
 	in->csum = cpu_to_le64(csum);
 	memset(in->rsvd, 0, sizeof(in->rsvd));
@@ -320,7 +319,7 @@ bool octep_iq_reap(struct octep_iq *iq, int budget)
 			struct octep_tx_buf *buf = &iq->bufs[tail & mask];
 
 			octep_tx_unmap(iq, tail & mask, buf->nsg);
-			bytes += buf->bytes;
+			bytes += buf->skb->len;	/* what BQL was given */
 			napi_consume_skb(buf->skb, budget);
 			buf->skb = NULL;
 			tail++;
