@@ -39,9 +39,25 @@
 # DIFF_MIN over three rounds.
 #
 # The capture's paused share (gaps > 20 ms) is printed for both modes but
-# not asserted: on this emulated, shared machine the stream pauses in both
-# modes (measured 0.52-0.70 with visit, 0.48-0.81 with pass, and 0.13 for
-# veth in the same VM) because the guest itself is starved of CPU.
+# not asserted there: on this emulated, shared machine a stream that takes
+# all the CPU it can pauses in both modes (measured 0.52-0.70 with visit,
+# 0.48-0.81 with pass, and 0.13 for veth in the same VM) because the guest
+# itself is starved of CPU.
+#
+# So a last run asserts the report's healthy stream as the issue states it:
+# service=visit at the watchdog's default period (50 ms), the model's link
+# held to LINK_CAP so that the guest has CPU to spare, and then rxwd_stalls
+# stays (about) 0 and almost no time is paused. Measured 2026-11-30 with a
+# debug-kernel VM sharing the host (ad-hoc runs of this setup, one ring,
+# 10 s): at 75, 100, 100, 100 and 200 Mbit/s, paused share 0.012, 0.012,
+# 0.0, 0.002 and 0.0; stalls 0, 1, 0, 1, 1 (of about 200 ticks); in this
+# test 0.009 and 1 stall. Not 0 stalls: the emulation's late interrupts
+# (the .rst's open finding). CAP_SHARE_MAX of 0.10 is eight times the most
+# seen; CAP_STALLS_MAX is 3 % of the ticks, six times the most seen (at a
+# mean of 0.7 a run, 7 or more is about a chance in 10^5). The old
+# servicing is not asserted against here: at a cap it paused as little
+# (0.006 and 0.011) and ran at 74 and 152 Mbit/s, with 2 and 3 stalls:
+# see the .rst on why the report's crawl is not reproduced.
 
 source "$(dirname "$0")/lib.sh"
 require_cmd ip iperf3 tcpdump python3 ethtool
@@ -54,22 +70,34 @@ SECS=10
 # 5 ms: at 10 s a run, visit 7, 5, 5 and pass 8, 32, 28 (68: too near
 # PASS_STALLS_MIN); at 20 s, visit 15, 13, 9 and pass 80, 68, 43 (191).
 # A 20 ms period was worse (fewer ticks): visit 2, 5, 6; pass 13, 15, 4.
-[ -e /sys/kernel/debug/kmemleak ] && SECS=20
+DEBUG_KERNEL=0
+[ -e /sys/kernel/debug/kmemleak ] && DEBUG_KERNEL=1 SECS=20
 PERIOD_US=${PERIOD_US:-5000}
 # 1.5 % of the ticks: 30 in a 10 s run (see above), 60 in 20 s.
 VISIT_STALLS_MAX=$((3 * SECS))
 PASS_STALLS_MIN=40
 DIFF_MIN=5
+LINK_CAP=100
+CAP_RATE_MIN=50		# Mbit/s: the capped stream ran at 98-99
+if [ "$DEBUG_KERNEL" = 1 ]; then
+	# Below the 13-73 Mbit/s the debug kernel carries uncapped.
+	LINK_CAP=10
+	CAP_RATE_MIN=5
+fi
+CAP_SHARE_MAX=0.10
+CAP_STALLS_MAX=$((6 * SECS / 10))	# 3 % of 20 ticks a second
 GAPS="$LIB_REPO/scripts/gaps.py"
 CAP=$(mktemp -d)
 on_exit "rm -rf $CAP"
 
-ktap_plan 15
+ktap_plan 18
 
-# run MODE: one stream with service=MODE; sets RATE STALLS RESCUES SHARE.
+# run MODE [CAP]: one stream with service=MODE; sets RATE STALLS RESCUES
+# SHARE. With CAP: the model's link held to CAP Mbit/s and the watchdog at
+# its default period; else no cap and the watchdog at PERIOD_US.
 run()
 {
-	local mode=$1 json
+	local mode=$1 cap=${2:-0} json
 
 	RATE=0 STALLS=-1 RESCUES=-1 SHARE=-1
 	octep_load "service=$mode" && octep_new 0 1 && peer_setup || return 1
@@ -81,6 +109,7 @@ run()
 	# interrupt is raised and taken on one vCPU; the watchdog's timer and
 	# the receiving iperf3 stay free to run on either.
 	echo 1 >"$SIM_DBG/engine_cpu" || return 1
+	echo "$cap" >"$SIM_DBG/link_mbps" || return 1
 	local n
 	for n in $(awk '/-rxtx-/ { sub(":", "", $1); print $1 }' /proc/interrupts); do
 		echo 2 >"/proc/irq/$n/smp_affinity" || return 1
@@ -93,8 +122,10 @@ run()
 	wait_for 10 ping -c1 -W1 "$PEER_IP4" >/dev/null || return 1
 	# Every arming of an hrtimer moves it to the arming CPU: the period
 	# is set from CPU 0 too, or the watchdog may end up beside the poll.
-	taskset -c 0 devlink dev param set "$DL_DEV" name rxwd_period_us \
-		value "$PERIOD_US" cmode runtime || return 1
+	[ "$cap" -gt 0 ] ||
+		taskset -c 0 devlink dev param set "$DL_DEV" \
+			name rxwd_period_us value "$PERIOD_US" cmode runtime ||
+		return 1
 	iperf3 -s -D -1 --logfile /dev/null
 	wait_for 10 sh -c "ss -ltn | grep -q ':5201 '" || return 1
 	in_peer tcpdump -i "$WIRE_IF" -s 128 -U -w "$CAP/$mode.pcap" \
@@ -164,5 +195,24 @@ case "$SHARES" in
 *=-1*) ktap_fail "all six captures analysed" ;;
 *) ktap_ok "all six captures analysed" ;;
 esac
+
+# The healthy stream, at the default watchdog, the link capped.
+run visit "$LINK_CAP"
+if [ "$RATE" -ge "$CAP_RATE_MIN" ]; then
+	ktap_ok "capped at $LINK_CAP, default watchdog, service=visit: the stream runs ($RATE >= $CAP_RATE_MIN Mbit/s)"
+else
+	ktap_fail "capped at $LINK_CAP, default watchdog, service=visit: the stream runs ($RATE >= $CAP_RATE_MIN Mbit/s)"
+fi
+if [ "$STALLS" -ge 0 ] && [ "$STALLS" -le "$CAP_STALLS_MAX" ]; then
+	ktap_ok "capped, service=visit: rxwd_stalls $STALLS <= $CAP_STALLS_MAX"
+else
+	ktap_fail "capped, service=visit: rxwd_stalls $STALLS <= $CAP_STALLS_MAX"
+fi
+if python3 -c 'import sys; sys.exit(not 0 <= float(sys.argv[1]) <= float(sys.argv[2]))' \
+	"$SHARE" "$CAP_SHARE_MAX"; then
+	ktap_ok "capped, service=visit: paused share $SHARE <= $CAP_SHARE_MAX"
+else
+	ktap_fail "capped, service=visit: paused share $SHARE <= $CAP_SHARE_MAX"
+fi
 
 ktap_finish
