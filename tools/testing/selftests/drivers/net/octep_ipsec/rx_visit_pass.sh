@@ -79,12 +79,19 @@ PASS_STALLS_MIN=40
 DIFF_MIN=5
 LINK_CAP=100
 CAP_RATE_MIN=50		# Mbit/s: the capped stream ran at 98-99
+CAP_SHARE_MAX=0.10
 if [ "$DEBUG_KERNEL" = 1 ]; then
-	# Below the 13-73 Mbit/s the debug kernel carries uncapped.
+	# Below the 13-73 Mbit/s the debug kernel carries uncapped. There the
+	# sender's frames leave about 8 ms apart at any cap (median gap 7-8.5
+	# ms, 90th percentile 14-16), so a few percent of the gaps pass 20 ms
+	# with no stall: paused share 0.043, 0.097, 0.108 and 0.109 at 9-19
+	# Mbit/s with CI sharing the host (2026-11-30, 0 stalls in each). The
+	# bound is three times that and still far below what it is there to
+	# catch: a stream held to a window a period pauses most of the time.
 	LINK_CAP=10
 	CAP_RATE_MIN=5
+	CAP_SHARE_MAX=0.30
 fi
-CAP_SHARE_MAX=0.10
 CAP_STALLS_MAX=$((6 * SECS / 10))	# 3 % of 20 ticks a second
 GAPS="$LIB_REPO/scripts/gaps.py"
 CAP=$(mktemp -d)
