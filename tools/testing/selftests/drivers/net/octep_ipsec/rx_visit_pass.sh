@@ -83,30 +83,31 @@ CAP_SHARE_MAX=0.10
 if [ "$DEBUG_KERNEL" = 1 ]; then
 	# Below the 13-73 Mbit/s the debug kernel carries uncapped. There the
 	# sender's frames leave about 8 ms apart at any cap (median gap 7-8.5
-	# ms, 90th percentile 14-16), so a few percent of the gaps pass 20 ms
-	# with no stall: paused share 0.043, 0.097, 0.108 and 0.109 at 9-19
-	# Mbit/s with CI sharing the host (2026-11-30, 0 stalls in each). The
-	# bound is three times that and still far below what it is there to
-	# catch: a stream held to a window a period pauses most of the time.
+	# ms, 90th percentile 14-16), so some of the gaps pass 20 ms with no
+	# stall: paused share 0.043, 0.097, 0.108, 0.109 and 0.157 at 9-19
+	# Mbit/s with CI sharing the host (2026-11-30, 0 stalls in each), and
+	# the control below read 0.19. The paused share tells nothing there
+	# and is not asserted (reported as skipped); the stall counts are.
 	LINK_CAP=10
 	CAP_RATE_MIN=5
-	CAP_SHARE_MAX=0.30
+	CAP_SHARE_MAX=
 fi
 CAP_STALLS_MAX=$((6 * SECS / 10))	# 3 % of 20 ticks a second
 GAPS="$LIB_REPO/scripts/gaps.py"
 CAP=$(mktemp -d)
 on_exit "rm -rf $CAP"
 
-ktap_plan 18
+ktap_plan 19
 
-# run MODE [CAP]: one stream with service=MODE; sets RATE STALLS RESCUES
-# SHARE. With CAP: the model's link held to CAP Mbit/s and the watchdog at
-# its default period; else no cap and the watchdog at PERIOD_US.
+# run MODE [CAP [LEVEL]]: one stream with service=MODE; sets RATE STALLS
+# RESCUES SHARE PAUSE_MED. With CAP: the model's link held to CAP Mbit/s
+# and the watchdog at its default period; else no cap and the watchdog at
+# PERIOD_US. LEVEL "ring": the packet level (rx-frames) at the ring size.
 run()
 {
-	local mode=$1 cap=${2:-0} json
+	local mode=$1 cap=${2:-0} level=${3:-} json
 
-	RATE=0 STALLS=-1 RESCUES=-1 SHARE=-1
+	RATE=0 STALLS=-1 RESCUES=-1 SHARE=-1 PAUSE_MED=-1
 	octep_load "service=$mode" && octep_new 0 1 && peer_setup || return 1
 	# Under single-threaded TCG an interrupt sent to the other vCPU waits
 	# for QEMU's round robin, up to tens of milliseconds, and a watchdog
@@ -133,6 +134,11 @@ run()
 		taskset -c 0 devlink dev param set "$DL_DEV" \
 			name rxwd_period_us value "$PERIOD_US" cmode runtime ||
 		return 1
+	if [ "$level" = ring ]; then
+		level=$(ethtool -g "$HOST_IF" |
+			awk '/^Current/ { c = 1 } c && $1 == "RX:" { print $2 }')
+		ethtool -C "$HOST_IF" rx-frames "$level" || return 1
+	fi
 	iperf3 -s -D -1 --logfile /dev/null
 	wait_for 10 sh -c "ss -ltn | grep -q ':5201 '" || return 1
 	in_peer tcpdump -i "$WIRE_IF" -s 128 -U -w "$CAP/$mode.pcap" \
@@ -150,8 +156,10 @@ print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]) // 100
 	RESCUES=$(stat "$HOST_IF" rxwd_rescues)
 	ktap_diag "service=$mode: ${RATE} Mbit/s, rxwd_rescues $RESCUES, rxwd_stalls $STALLS, rxwd_early $(stat "$HOST_IF" rxwd_early), rxwd_runs $(stat "$HOST_IF" rxwd_runs), oq_declined $(stat "$HOST_IF" oq_declined), oq_handed $(stat "$HOST_IF" oq_handed), tick_requests $(stat "$HOST_IF" tick_requests)"
 	ktap_diag "$(python3 "$GAPS" --port 5201 "$CAP/$mode.pcap" | sed "s/^/$mode capture: /")"
-	SHARE=$(python3 "$GAPS" --port 5201 --json "$CAP/$mode.pcap" |
-		python3 -c 'import json,sys; print(json.load(sys.stdin)["paused_share"])')
+	read -r SHARE PAUSE_MED < <(python3 "$GAPS" --port 5201 --json \
+		"$CAP/$mode.pcap" | python3 -c 'import json,sys
+j = json.load(sys.stdin); print(j["paused_share"], j["pause_median_ms"])')
+	SHARE=${SHARE:--1} PAUSE_MED=${PAUSE_MED:--1}
 	peer_teardown
 	octep_del 0
 	octep_unload
@@ -215,11 +223,30 @@ if [ "$STALLS" -ge 0 ] && [ "$STALLS" -le "$CAP_STALLS_MAX" ]; then
 else
 	ktap_fail "capped, service=visit: rxwd_stalls $STALLS <= $CAP_STALLS_MAX"
 fi
-if python3 -c 'import sys; sys.exit(not 0 <= float(sys.argv[1]) <= float(sys.argv[2]))' \
+if [ -z "$CAP_SHARE_MAX" ]; then
+	ktap_skip "capped, service=visit: paused share $SHARE" \
+		"debug kernel: its own pacing pauses a healthy stream 0.04-0.16"
+elif python3 -c 'import sys; sys.exit(not 0 <= float(sys.argv[1]) <= float(sys.argv[2]))' \
 	"$SHARE" "$CAP_SHARE_MAX"; then
 	ktap_ok "capped, service=visit: paused share $SHARE <= $CAP_SHARE_MAX"
 else
 	ktap_fail "capped, service=visit: paused share $SHARE <= $CAP_SHARE_MAX"
+fi
+
+# The control: the same run with the packet level at the ring's size, so
+# that the ring raises no interrupt before it is full and the watchdog
+# alone brings a servicer - the report's failure in effect. The stall
+# bound above must catch it. Measured (Debian kernel, cap 100): 198 and
+# 200 stalls in 10 s, paused share 0.22 and 0.19, the pauses' median 42
+# and 46 ms (the period is 50); debug kernel (cap 10, 20 s): 171 stalls.
+# CTL_STALLS_MIN, four times the healthy bound, is 24 and 48 there.
+CTL_STALLS_MIN=$((4 * CAP_STALLS_MAX))
+run visit "$LINK_CAP" ring
+ktap_diag "control: paused share $SHARE, pause median $PAUSE_MED ms"
+if [ "$STALLS" -gt "$CTL_STALLS_MIN" ]; then
+	ktap_ok "control, rx-frames at the ring size: the watchdog rescues ($STALLS stalls > $CTL_STALLS_MIN)"
+else
+	ktap_fail "control, rx-frames at the ring size: the watchdog rescues ($STALLS stalls > $CTL_STALLS_MIN)"
 fi
 
 ktap_finish
