@@ -190,7 +190,7 @@ run_one()
 	in_peer timeout $((SECS + 30)) iperf3 -c "$FAR_IP4" -t "$SECS" -J \
 		--connect-timeout 10000 >"$CAP/$mode.json" 2>&1 &
 	ipf=$!
-	steer
+	steer || return 1
 	wait "$ipf"
 	sleep 0.5
 	kill "$dump"; wait "$dump" 2>/dev/null
