@@ -57,9 +57,9 @@
 # mean of 0.7 a run, 7 or more is about a chance in 10^5). The old
 # servicing is not asserted against here: at a cap it paused as little
 # (0.006 and 0.011) and ran at 74 and 152 Mbit/s, with 2 and 3 stalls:
-# with the host as the receiving end its acknowledgements leave after the
-# watchdog's pass, so a left ring does not stay left. rx_crawl.sh shows
-# the crawl with the host as the gateway (the .rst's "The crawl").
+# with the host as the receiving end the sender's next segments came
+# after the watchdog's pass, so a left ring did not stay left. rx_crawl.sh
+# shows the crawl with the host as the gateway (the .rst's "The crawl").
 
 source "$(dirname "$0")/lib.sh"
 require_cmd ip iperf3 tcpdump python3 ethtool
