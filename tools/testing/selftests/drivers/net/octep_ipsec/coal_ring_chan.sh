@@ -66,9 +66,7 @@ check "-L combined 2, -G 1024/1024, -C rx-frames 1 rx-usecs 0 back" \
 	       ethtool -C $HOST_IF rx-frames 1 rx-usecs 0"
 
 wait "$client"
-rate=$(python3 -c 'import json,sys
-print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]) // 1000000)' \
-	<"$TMPD/iperf.json" 2>/dev/null || echo 0)
+rate=$(iperf_rate <"$TMPD/iperf.json")
 [ "$rate" -gt 0 ] && ktap_ok "the streams complete ($rate Mbit/s)" ||
 	ktap_fail "the streams complete" "$(tail -5 "$TMPD/iperf.json")"
 

@@ -28,10 +28,7 @@ stream()
 	shift
 	json=$(timeout $((SECS + 30)) iperf3 -c "$PEER_IP4" -t "$SECS" -J \
 		--connect-timeout 10000 "$@" 2>&1)
-	rate=$(python3 -c '
-import json, sys
-d = json.loads(sys.stdin.read())
-print(int(d["end"]["sum_received"]["bits_per_second"]))' <<<"$json" 2>/dev/null)
+	rate=$(iperf_rate 1 <<<"$json")
 	if [ -n "$rate" ] && [ "$rate" -gt 0 ]; then
 		ktap_ok "$desc: $((rate / 1000000)) Mbit/s"
 	else

@@ -407,3 +407,38 @@ sim_write()
 {
 	echo "$2" >"$SIM_DBG/$1"
 }
+
+# iperf_rate [UNIT [NONE]]: the received rate in the `iperf3 -J` output on
+# stdin, in UNIT bits/s (default 1000000: Mbit/s), rounded down; NONE
+# (default 0) if it has none (the client failed, or its output is cut).
+iperf_rate()
+{
+	python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print(int(d["end"]["sum_received"]["bits_per_second"]) // int(sys.argv[1]))' \
+		"${1:-1000000}" 2>/dev/null || echo "${2:-0}"
+}
+
+# ---------------------------------------------------------------- CPUs
+
+# split_cpus: the model's engine and the rings' interrupts on CPU 1, the
+# device reopened from CPU 0. Under QEMU's single-threaded TCG an
+# interrupt sent to the other vCPU waits for the round robin, up to tens
+# of milliseconds, and a watchdog tick in that time counts a rescue the
+# driver did not cause (seen: the ring's interrupt enabled, 68-675 packets
+# counted, 4-40 ms after the enable); with the engine beside the rings'
+# interrupts one is raised and taken on one vCPU. ndo_open arms the
+# watchdog's timer on the CPU that opens the device, and every arming
+# moves an hrtimer to the arming CPU: opened (and its period set, with
+# `taskset -c 0`) from CPU 0, the watchdog stays apart from the poll, so
+# that under service=pass it can take a ring between two of its passes.
+split_cpus()
+{
+	local n
+
+	sim_write engine_cpu 1 || return 1
+	for n in $(awk '/-rxtx-/ { sub(":", "", $1); print $1 }' /proc/interrupts); do
+		echo 2 >"/proc/irq/$n/smp_affinity" || return 1
+	done
+	ip link set "$HOST_IF" down && taskset -c 0 ip link set "$HOST_IF" up
+}

@@ -43,9 +43,7 @@ rate()
 	wait_for 10 in_peer sh -c "ss -ltn | grep -q ':5201 '"
 	json=$(timeout $((SECS + 30)) iperf3 -c "$PEER_IP4" -t "$SECS" -J \
 		--connect-timeout 10000 "$@" 2>&1)
-	python3 -c 'import json, sys
-print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]) // 1000)' \
-		<<<"$json" 2>/dev/null || echo -1
+	iperf_rate 1000 -1 <<<"$json"
 }
 
 # The VM's own rate through the model, uncapped, each way; the cap is set

@@ -63,9 +63,7 @@ loop()
 	read -r cycles LAST < <(python3 "$(dirname "$0")/coal_loop.py" \
 		"$HOST_IF" "$LOOP_SECS" $((3 - LAST)))
 	wait "$client"
-	rate=$(python3 -c 'import json,sys
-print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]) // 1000000)' \
-		<"$TMPD/iperf.json" 2>/dev/null || echo 0)
+	rate=$(iperf_rate <"$TMPD/iperf.json")
 	local dc=$(($(stat "$HOST_IF" quiesce_cycles) - c0))
 	local dw=$(($(stat "$HOST_IF" quiesce_waits) - w0))
 	local dp=$(($(stat "$HOST_IF" rx_packets) - p0))

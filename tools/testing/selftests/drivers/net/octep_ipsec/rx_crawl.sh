@@ -166,19 +166,12 @@ run()
 
 run_one()
 {
-	local mode=$1 json n ipf dump
+	local mode=$1 json ipf dump
 
 	octep_load "service=$mode" && octep_new 0 2 && peer_setup || return 1
-	# As rx_visit_pass.sh: the engine and the rings' interrupts on CPU 1,
-	# the watchdog (armed by ndo_open) on CPU 0.
-	echo 1 >"$SIM_DBG/engine_cpu" || return 1
-	echo "$LINK" >"$SIM_DBG/link_mbps" || return 1
-	for n in $(awk '/-rxtx-/ { sub(":", "", $1); print $1 }' /proc/interrupts); do
-		echo 2 >"/proc/irq/$n/smp_affinity" || return 1
-	done
-	far_setup || return 1
-	ip link set "$HOST_IF" down && taskset -c 0 ip link set "$HOST_IF" up ||
-		return 1
+	# The engine and the rings' interrupts on CPU 1, the watchdog on CPU 0
+	# (lib.sh says why).
+	sim_write link_mbps "$LINK" && split_cpus && far_setup || return 1
 	wait_for 10 in_peer ping -c1 -W1 "$FAR_IP4" || return 1
 	filters || return 1
 	in_far iperf3 -s -D -1 --logfile /dev/null
@@ -195,9 +188,7 @@ run_one()
 	sleep 0.5
 	kill "$dump"; wait "$dump" 2>/dev/null
 	json=$(cat "$CAP/$mode.json")
-	RATE=$(python3 -c 'import json,sys
-print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]) // 1000000)' \
-		<<<"$json" 2>/dev/null || echo 0)
+	RATE=$(iperf_rate <<<"$json")
 	STALLS=$(stat "$HOST_IF" rxwd_stalls)
 	RESCUES=$(stat "$HOST_IF" rxwd_rescues)
 	ktap_diag "service=$mode: ${RATE} Mbit/s, per second $(python3 -c 'import json,sys

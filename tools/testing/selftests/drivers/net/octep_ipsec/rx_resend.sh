@@ -20,9 +20,7 @@ stream()
 	iperf3 -s -D -1 --logfile /dev/null
 	wait_for 10 sh -c "ss -ltn | grep -q ':5201 '"
 	in_peer timeout $((SECS + 30)) iperf3 -c "$HOST_IP4" -t "$SECS" -J \
-		--connect-timeout 10000 2>/dev/null | python3 -c 'import json,sys
-print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]) // 1000000)' \
-		2>/dev/null || echo 0
+		--connect-timeout 10000 2>/dev/null | iperf_rate
 }
 
 check "modules load with resend=1" octep_load resend=1 || ktap_finish

@@ -111,27 +111,11 @@ run()
 
 	RATE=0 STALLS=-1 RESCUES=-1 SHARE=-1 PAUSE_MED=-1
 	octep_load "service=$mode" && octep_new 0 1 && peer_setup || return 1
-	# Under single-threaded TCG an interrupt sent to the other vCPU waits
-	# for QEMU's round robin, up to tens of milliseconds, and a watchdog
-	# tick in that time counts a rescue the driver did not cause (seen:
-	# the ring's interrupt enabled, 68-675 packets counted, 4-40 ms after
-	# the enable). The engine and the ring's interrupt go to CPU 1, so the
-	# interrupt is raised and taken on one vCPU; the watchdog's timer and
-	# the receiving iperf3 stay free to run on either.
-	echo 1 >"$SIM_DBG/engine_cpu" || return 1
-	echo "$cap" >"$SIM_DBG/link_mbps" || return 1
-	local n
-	for n in $(awk '/-rxtx-/ { sub(":", "", $1); print $1 }' /proc/interrupts); do
-		echo 2 >"/proc/irq/$n/smp_affinity" || return 1
-	done
-	# The watchdog's timer is armed by ndo_open on the CPU that opens the
-	# device and rearms itself there: CPU 0, so that in service=pass it
-	# can take the ring between two of the poll's passes on CPU 1.
-	ip link set "$HOST_IF" down && taskset -c 0 ip link set "$HOST_IF" up ||
-		return 1
+	# The engine and the ring's interrupt on CPU 1, the watchdog on CPU 0
+	# (lib.sh says why); the receiving iperf3 free to run on either.
+	sim_write link_mbps "$cap" && split_cpus || return 1
 	wait_for 10 ping -c1 -W1 "$PEER_IP4" >/dev/null || return 1
-	# Every arming of an hrtimer moves it to the arming CPU: the period
-	# is set from CPU 0 too, or the watchdog may end up beside the poll.
+	# The period set from CPU 0 too, or the watchdog may move to the poll.
 	[ "$cap" -gt 0 ] ||
 		taskset -c 0 devlink dev param set "$DL_DEV" \
 			name rxwd_period_us value "$PERIOD_US" cmode runtime ||
@@ -151,9 +135,7 @@ run()
 		-J --connect-timeout 10000 2>&1)
 	sleep 0.5
 	kill "$dump"; wait "$dump" 2>/dev/null
-	RATE=$(python3 -c 'import json,sys
-print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]) // 1000000)' \
-		<<<"$json" 2>/dev/null || echo 0)
+	RATE=$(iperf_rate <<<"$json")
 	STALLS=$(stat "$HOST_IF" rxwd_stalls)
 	RESCUES=$(stat "$HOST_IF" rxwd_rescues)
 	ktap_diag "service=$mode: ${RATE} Mbit/s, rxwd_rescues $RESCUES, rxwd_stalls $STALLS, rxwd_early $(stat "$HOST_IF" rxwd_early), rxwd_runs $(stat "$HOST_IF" rxwd_runs), oq_declined $(stat "$HOST_IF" oq_declined), oq_handed $(stat "$HOST_IF" oq_handed), tick_requests $(stat "$HOST_IF" tick_requests)"
