@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """Gap analysis of a TCP stream in a tcpdump capture, as the field report.
 
-  scripts/gaps.py [--pause-ms 20] [--port 5201] [--json] CAPTURE.pcap
+  scripts/gaps.py [--pause-ms 20] [--port 5201] [--skip S] [--window S]
+                  [--json] CAPTURE.pcap
 
 Reads a classic pcap (Ethernet, or Linux cooked v1/v2), takes the TCP
-segments that carry data to or from PORT (default: all), and prints:
+segments that carry data to or from PORT (default: all), less those of
+the first --skip seconds (a connection's start), and prints:
 
   segments       data segments seen
   span_s         first to last data segment
@@ -14,6 +16,14 @@ segments that carry data to or from PORT (default: all), and prints:
   pauses         gaps longer than --pause-ms
   pause_median_ms, pause_p90_ms   median and 90th percentile of those
   paused_s       their sum, and paused_share = paused_s / span_s
+
+With --window S, also the worst S seconds of the capture, as the report's
+captures were taken while the stream crawled:
+
+  window_s       S
+  window_start_s where that window starts, from the first data segment
+  window_paused_share   the share of it paused in gaps longer than
+                 --pause-ms (0 if the capture spans less than S)
 
 With --json, one JSON object with the same keys. Standard library only.
 """
@@ -39,19 +49,25 @@ def packets(path):
         nano = magic in (0xa1b23c4d, 0x4d3cb2a1)
         linktype = struct.unpack(end + 'I', hdr[20:24])[0] & 0xffff
         rec = struct.Struct(end + 'IIII')
+        n = 0
         while True:
             r = f.read(16)
             if len(r) < 16:
                 return
             sec, frac, incl, _ = rec.unpack(r)
+            if not incl:
+                raise ValueError(f'record {n}: nothing captured (a damaged file?)')
             data = f.read(incl)
             if len(data) < incl:
                 return
+            n += 1
             yield sec + frac / (1e9 if nano else 1e6), linktype, data
 
 
 def l3(linktype, data):
     """Return (ethertype, offset of the network header) or None."""
+    if len(data) < 20:                      # a runt, or cut short
+        return None
     if linktype == 1:                       # Ethernet
         off, et = 14, struct.unpack('>H', data[12:14])[0]
         while et in (0x8100, 0x88a8) and len(data) >= off + 4:
@@ -103,13 +119,33 @@ def percentile(sorted_vals, p):
     return sorted_vals[lo] + (sorted_vals[hi] - sorted_vals[lo]) * (k - lo)
 
 
-def analyse(path, port, pause_ms):
+def worst_window(times, pause_ms, width):
+    """Return (start, paused share) of the most paused WIDTH seconds."""
+    if len(times) < 2 or times[-1] - times[0] < width:
+        return 0.0, 0.0
+    long_gaps = [(a, b) for a, b in zip(times, times[1:])
+                 if (b - a) * 1000 > pause_ms]
+    # The paused time in [t, t + width] is piecewise linear in t: its
+    # maximum is where an edge of the window meets an edge of a gap.
+    best, best_t = 0.0, times[0]
+    for t in [a for a, _ in long_gaps] + [b - width for _, b in long_gaps]:
+        t = min(max(t, times[0]), times[-1] - width)
+        paused = sum(max(0.0, min(b, t + width) - max(a, t))
+                     for a, b in long_gaps)
+        if paused > best:
+            best, best_t = paused, t
+    return best_t - times[0], best / width
+
+
+def analyse(path, port, pause_ms, width=0.0, skip=0.0):
     times = [ts for ts, lt, d in packets(path) if tcp_payload(lt, d, port)]
+    if times and skip > 0:
+        times = [t for t in times if t >= times[0] + skip]
     gaps = sorted(b - a for a, b in zip(times, times[1:]))
     pauses = [g for g in gaps if g * 1000 > pause_ms]
     span = times[-1] - times[0] if len(times) > 1 else 0.0
     paused = sum(pauses)
-    return {
+    r = {
         'segments': len(times),
         'span_s': round(span, 4),
         'gap_median_ms': round(percentile(gaps, 0.5) * 1000, 3),
@@ -120,6 +156,12 @@ def analyse(path, port, pause_ms):
         'paused_s': round(paused, 4),
         'paused_share': round(paused / span, 4) if span else 0.0,
     }
+    if width > 0:
+        start, share = worst_window(times, pause_ms, width)
+        r['window_s'] = width
+        r['window_start_s'] = round(start, 3)
+        r['window_paused_share'] = round(share, 4)
+    return r
 
 
 def main():
@@ -127,10 +169,12 @@ def main():
     ap.add_argument('capture')
     ap.add_argument('--port', type=int, default=0)
     ap.add_argument('--pause-ms', type=float, default=20.0)
+    ap.add_argument('--skip', type=float, default=0.0)
+    ap.add_argument('--window', type=float, default=0.0)
     ap.add_argument('--json', action='store_true')
     a = ap.parse_args()
     try:
-        r = analyse(a.capture, a.port, a.pause_ms)
+        r = analyse(a.capture, a.port, a.pause_ms, a.window, a.skip)
     except (OSError, ValueError) as e:
         print(f'gaps.py: {a.capture}: {e}', file=sys.stderr)
         return 2
