@@ -22,6 +22,7 @@
 #include <linux/udp.h>
 #include <net/ip6_checksum.h>
 #include <net/gso.h>
+#include <net/page_pool/helpers.h>
 
 #include "octep_sim.h"
 #include "ipsec.h"
@@ -722,17 +723,48 @@ static __wsum osim_src_copy(const struct osim_src *src, u32 off, void *to,
 	return csum;
 }
 
+/*
+ * A buffer for a frame of @len bytes the peer receives: a page of the
+ * wire's pool, recycled when the peer's stack frees the skb, as a NIC's
+ * receive buffers are. A fresh buffer a segment would charge the model's
+ * allocator (Debian's kernel zeroes every new page, and under -icount that
+ * costs more than the segment's copy) to the path under test. A frame too
+ * big for a page gets a buffer of its own.
+ *
+ * Only the engine thread allocates (osim_tx() is its alone): the pool's
+ * single consumer. Pages come back from any context through its ring.
+ */
+static struct sk_buff *osim_wire_skb(struct osim_dev *dev, u32 len)
+{
+	struct sk_buff *skb;
+	struct page *page;
+
+	if (SKB_HEAD_ALIGN(NET_SKB_PAD + NET_IP_ALIGN + len) > PAGE_SIZE)
+		return netdev_alloc_skb_ip_align(dev->wire, len);
+	page = page_pool_dev_alloc_pages(dev->wire_pp);
+	if (!page)
+		return NULL;
+	skb = build_skb(page_address(page), PAGE_SIZE);
+	if (!skb) {
+		page_pool_put_full_page(dev->wire_pp, page, false);
+		return NULL;
+	}
+	skb_mark_for_recycle(skb);
+	skb_reserve(skb, NET_SKB_PAD + NET_IP_ALIGN);
+	skb->dev = dev->wire;
+	return skb;
+}
+
 static struct sk_buff *osim_tx_skb(struct osim_dev *dev, struct osim_iq *iq,
 				   u32 len, u64 flags, u64 csum)
 {
 	struct sk_buff *skb;
 
-	skb = netdev_alloc_skb(dev->wire, len + NET_IP_ALIGN);
+	skb = osim_wire_skb(dev, len);
 	if (!skb) {
 		iq->drop_link++;
 		return NULL;
 	}
-	skb_reserve(skb, NET_IP_ALIGN);
 	osim_cb(skb)->csum_req = flags & OCTEP_SDP_TX_CSUM;
 	osim_cb(skb)->csum = csum;
 	osim_cb(skb)->flags = flags;

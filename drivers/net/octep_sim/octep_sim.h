@@ -24,6 +24,8 @@
 #include <linux/spinlock.h>
 #include <net/gro_cells.h>
 
+struct page_pool;
+
 #define OSIM_NAME		"octep_sim"
 #define OSIM_MAX_ID		9999999		/* "octw" + ID fits IFNAMSIZ */
 /* hwirq numbers: one per ring pair, then the mailbox. */
@@ -40,6 +42,8 @@
 #define OSIM_TX_BATCH_BYTES	(128 * 1024)
 /* Frames queued from the wire before its queue is stopped. */
 #define OSIM_WIRE_QLEN		256
+/* Pages the peer's receive buffers recycle through (a page a frame). */
+#define OSIM_WIRE_POOL		1024
 
 /* What RESEND takes for "pending" (debugfs resend_pending). */
 enum osim_resend_pending {
@@ -331,6 +335,7 @@ struct osim_dev {
 	struct net_device *wire;
 	struct sk_buff_head wire_q;
 	struct gro_cells gro;
+	struct page_pool *wire_pp;	/* the peer's receive buffers */
 	u64 wire_tx_pkts;
 	u64 wire_tx_bytes;
 	u64 wire_rx_pkts;

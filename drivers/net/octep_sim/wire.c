@@ -11,6 +11,7 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
+#include <net/page_pool/types.h>
 
 #include "octep_sim.h"
 
@@ -119,16 +120,30 @@ static const struct net_device_ops osim_wire_ops = {
  */
 int osim_wire_create(struct osim_dev *dev)
 {
+	struct page_pool_params pp = {
+		.order = 0,
+		.pool_size = OSIM_WIRE_POOL,
+		.nid = NUMA_NO_NODE,
+	};
 	char name[IFNAMSIZ];
 	struct net_device *ndev;
 	int err;
 
 	skb_queue_head_init(&dev->wire_q);
+	/* Not DMA-mapped: the model writes the pages with the CPU. */
+	dev->wire_pp = page_pool_create(&pp);
+	if (IS_ERR(dev->wire_pp)) {
+		err = PTR_ERR(dev->wire_pp);
+		dev->wire_pp = NULL;
+		return err;
+	}
 	snprintf(name, sizeof(name), "octw%u", dev->id);
 	ndev = alloc_netdev(sizeof(struct osim_wire_priv), name,
 			    NET_NAME_PREDICTABLE, ether_setup);
-	if (!ndev)
-		return -ENOMEM;
+	if (!ndev) {
+		err = -ENOMEM;
+		goto err_pool;
+	}
 	((struct osim_wire_priv *)netdev_priv(ndev))->dev = dev;
 	SET_NETDEV_DEV(ndev, &dev->dev);
 	ndev->netdev_ops = &osim_wire_ops;
@@ -143,7 +158,13 @@ int osim_wire_create(struct osim_dev *dev)
 	if (err) {
 		dev->wire = NULL;
 		free_netdev(ndev);
+		goto err_pool;
 	}
+	return 0;
+
+err_pool:
+	page_pool_destroy(dev->wire_pp);
+	dev->wire_pp = NULL;
 	return err;
 }
 
@@ -159,4 +180,7 @@ void osim_wire_destroy(struct osim_dev *dev)
 	skb_queue_purge(&dev->wire_q);
 	free_netdev(dev->wire);
 	dev->wire = NULL;
+	/* Pages still in the peer's sockets come back to it later. */
+	page_pool_destroy(dev->wire_pp);
+	dev->wire_pp = NULL;
 }
