@@ -78,9 +78,11 @@
 # together at least PASS_STALLS_MIN stalls (the loaded run's three had
 # twice it) and PASS_SHARE_MIN paused (1.4 times, loaded; 3.5 to 4.9
 # times otherwise); the most paused WINDOW_S s of the pass runs at least
-# PASS_WINDOW_MIN (1.4 times, loaded; 4.3 to 9 times otherwise) and three
-# times visit's (at most 0.023); each pass run with five or more long
-# pauses has their median at most PAUSE_HI; and the differences, on sums.
+# PASS_WINDOW_MIN (1.4 times, loaded; 4.3 to 9 times otherwise) and twice
+# visit's (at most 0.023 here; 0.055 in a CI run, 2026-11-30 14:20, from
+# one 109 ms pause, where the pass runs' most paused 2 s read 0.28); each
+# pass run with five or more long pauses has their median at most
+# PAUSE_HI; and the differences, on sums.
 
 source "$(dirname "$0")/lib.sh"
 require_cmd ip iperf3 tcpdump python3 tc taskset sysctl
@@ -299,8 +301,8 @@ else
 		ktap_fail "service=pass: the long pauses are near the $PERIOD_MS ms period (medians$P_MEDS <= $PAUSE_HI)"
 	fi
 fi
-expect "service=pass crawls: its most paused $WINDOW_S s paused $P_WINDOW >= $PASS_WINDOW_MIN and >= 3 * visit's $V_WINDOW" \
-	"$(python3 -c "print(min($P_WINDOW - $PASS_WINDOW_MIN, $P_WINDOW - 3 * $V_WINDOW))")" 0 ""
+expect "service=pass crawls: its most paused $WINDOW_S s paused $P_WINDOW >= $PASS_WINDOW_MIN and >= 2 * visit's $V_WINDOW" \
+	"$(python3 -c "print(min($P_WINDOW - $PASS_WINDOW_MIN, $P_WINDOW - 2 * $V_WINDOW))")" 0 ""
 expect "pass pauses the stream, visit does not: paused in long gaps $P_SHARE >= 4 * $V_SHARE + 0.02" \
 	"$(python3 -c "print($P_SHARE - 4 * $V_SHARE - 0.02)")" 0 ""
 expect "pass leaves rings, visit does not: rxwd_stalls $P_STALLS >= 2 * $V_STALLS + 6" \
