@@ -22,6 +22,7 @@ captures were taken while the stream crawled:
 
   window_s       S
   window_start_s where that window starts, from the first data segment
+                 read (after --skip)
   window_paused_share   the share of it paused in gaps longer than
                  --pause-ms (0 if the capture spans less than S)
 
