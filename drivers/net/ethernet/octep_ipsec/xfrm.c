@@ -321,13 +321,16 @@ static int octep_ipsec_state_add(struct net_device *dev, struct xfrm_state *x,
 		NL_SET_ERR_MSG_MOD(extack, "IPsec offload is not available on this device");
 		return -EOPNOTSUPP;
 	}
-	err = octep_ipsec_validate(ips, x, extack);
-	if (err)
-		return err;
 
 	/*
-	 * A larval (acquire) state of a packet-offload policy: added from
-	 * atomic context and carrying no key yet. Nothing goes to the block.
+	 * A larval (acquire) state of a packet-offload policy, added by
+	 * xfrm_state_find() from atomic context while the key manager is
+	 * asked for the real one: it has no key and no SPI yet, so there is
+	 * nothing to validate and nothing for the block. It is held here,
+	 * acquire pending, with no handle (offload_ok refuses it) until the
+	 * negotiated state replaces it; meanwhile the stack drops the
+	 * packets it stands for and counts them in XfrmOutNoStates (or
+	 * queues them, with xfrm_larval_drop off).
 	 */
 	if (x->xso.flags & XFRM_DEV_OFFLOAD_FLAG_ACQ) {
 		sa = kzalloc(sizeof(*sa), GFP_ATOMIC);
@@ -342,6 +345,10 @@ static int octep_ipsec_state_add(struct net_device *dev, struct xfrm_state *x,
 		x->xso.offload_handle = (unsigned long)sa;
 		return 0;
 	}
+
+	err = octep_ipsec_validate(ips, x, extack);
+	if (err)
+		return err;
 
 	sa = kzalloc(sizeof(*sa), GFP_KERNEL);
 	if (!sa)
@@ -419,6 +426,15 @@ static void octep_ipsec_state_free(struct net_device *dev,
 	if (!sa)
 		return;
 	ips = sa->ips;
+	/* A larval state never reached the block: nothing for del_work. */
+	if (x->xso.flags & XFRM_DEV_OFFLOAD_FLAG_ACQ) {
+		spin_lock_bh(&ips->lock);
+		list_del(&sa->node);
+		spin_unlock_bh(&ips->lock);
+		x->xso.offload_handle = 0;
+		kfree_rcu(sa, rcu);
+		return;
+	}
 	octep_ipsec_state_delete(dev, x);
 	spin_lock_bh(&ips->lock);
 	list_move_tail(&sa->node, &ips->dead);
@@ -673,20 +689,30 @@ static void octep_ipsec_policy_free(struct xfrm_policy *xp)
 #define octep_xdo_state_delete	octep_ipsec_state_delete
 #define octep_xdo_state_free	octep_ipsec_state_free
 #else
+/*
+ * 6.12's xfrm_state_find() sets only xso.dev of a larval state, not
+ * xso.real_dev. xso.dev is then ours: a bond, the one upper device that
+ * offloads, sets real_dev before it calls us.
+ */
+static struct net_device *octep_xso_dev(const struct xfrm_state *x)
+{
+	return x->xso.real_dev ?: x->xso.dev;
+}
+
 static int octep_xdo_state_add(struct xfrm_state *x,
 			       struct netlink_ext_ack *extack)
 {
-	return octep_ipsec_state_add(x->xso.real_dev, x, extack);
+	return octep_ipsec_state_add(octep_xso_dev(x), x, extack);
 }
 
 static void octep_xdo_state_delete(struct xfrm_state *x)
 {
-	octep_ipsec_state_delete(x->xso.real_dev, x);
+	octep_ipsec_state_delete(octep_xso_dev(x), x);
 }
 
 static void octep_xdo_state_free(struct xfrm_state *x)
 {
-	octep_ipsec_state_free(x->xso.real_dev, x);
+	octep_ipsec_state_free(octep_xso_dev(x), x);
 }
 #endif
 
