@@ -127,7 +127,13 @@ static u32 octep_ipsec_replay_window(const struct xfrm_state *x)
 			       x->props.replay_window;
 }
 
-/* What the flow table cannot do, refused with the reason. */
+/*
+ * What the flow table cannot do, refused with the reason. Every refusal
+ * is -EOPNOTSUPP: for crypto offload that is the one errno on which
+ * xfrm_dev_state_add() falls back to software ESP (over this netdev, the
+ * reason left as a warning), as an IKE daemon's hw_offload=auto expects;
+ * packet offload fails on any error, as it should when asked for.
+ */
 static int octep_ipsec_validate(struct octep_ipsec *ips, struct xfrm_state *x,
 				struct netlink_ext_ack *extack)
 {
@@ -137,76 +143,74 @@ static int octep_ipsec_validate(struct octep_ipsec *ips, struct xfrm_state *x,
 	if (x->xso.type != XFRM_DEV_OFFLOAD_CRYPTO &&
 	    x->xso.type != XFRM_DEV_OFFLOAD_PACKET) {
 		NL_SET_ERR_MSG_MOD(extack, "Unsupported xfrm offload type");
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	if (!flows || (flows == 1 && x->xso.dir == XFRM_DEV_OFFLOAD_IN)) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
 				       "ipsec_flows=%u: the host carries %s, no offload",
 				       flows, flows ? "inbound states" :
 				       "all states");
-		/* Crypto offload falls back to software ESP over us. */
-		return x->xso.type == XFRM_DEV_OFFLOAD_CRYPTO ? -EOPNOTSUPP :
-								-EINVAL;
+		return -EOPNOTSUPP;
 	}
 	if (x->id.proto != IPPROTO_ESP) {
 		NL_SET_ERR_MSG_MOD(extack, "Only ESP xfrm states can be offloaded");
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	if (x->props.family != AF_INET && x->props.family != AF_INET6) {
 		NL_SET_ERR_MSG_MOD(extack, "Only IPv4 and IPv6 xfrm states can be offloaded");
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	if (x->props.mode != XFRM_MODE_TRANSPORT &&
 	    x->props.mode != XFRM_MODE_TUNNEL) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "Only transport and tunnel mode xfrm states can be offloaded");
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	if (x->props.aalgo != SADB_AALG_NONE || x->aalg) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "Cannot offload authenticated xfrm states: use AEAD rfc4106(gcm(aes))");
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	if (x->props.calgo != SADB_X_CALG_NONE || x->calg) {
 		NL_SET_ERR_MSG_MOD(extack, "Cannot offload compressed xfrm states");
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	if (!x->aead) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "Cannot offload xfrm states without AEAD: only rfc4106(gcm(aes)) is supported");
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	if (strcmp(x->aead->alg_name, "rfc4106(gcm(aes))")) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
 				       "Only rfc4106(gcm(aes)) can be offloaded, not %.24s",
 				       x->aead->alg_name);
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	if (x->aead->alg_icv_len != 128) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
 				       "ICV of %u bits: only 128 can be offloaded",
 				       x->aead->alg_icv_len);
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	if (x->aead->alg_key_len != 128 + 32 &&
 	    x->aead->alg_key_len != 256 + 32) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
 				       "AES-%d key: only AES-128 and AES-256 (+ salt) can be offloaded",
 				       (int)x->aead->alg_key_len - 32);
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	if (x->geniv && strcmp(x->geniv, "seqiv")) {
 		NL_SET_ERR_MSG_MOD(extack, "Cannot offload an IV generator other than seqiv");
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	if (x->encap) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "Cannot offload UDP-encapsulated (NAT-T) ESP: the flow table carries plain ESP only");
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	if (x->tfcpad) {
 		NL_SET_ERR_MSG_MOD(extack, "Cannot offload xfrm states with TFC padding");
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	win = octep_ipsec_replay_window(x);
 	if (x->xso.dir == XFRM_DEV_OFFLOAD_IN &&
@@ -214,7 +218,7 @@ static int octep_ipsec_validate(struct octep_ipsec *ips, struct xfrm_state *x,
 		NL_SET_ERR_MSG_FMT_MOD(extack,
 				       "Replay window of %u packets: the flow table allows %u",
 				       win, OCTEP_SDP_FLOW_MAX_REPLAY);
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	if (x->xso.type == XFRM_DEV_OFFLOAD_PACKET) {
 		if (x->lft.hard_byte_limit != XFRM_INF ||
@@ -223,7 +227,7 @@ static int octep_ipsec_validate(struct octep_ipsec *ips, struct xfrm_state *x,
 		    x->lft.soft_packet_limit != XFRM_INF) {
 			NL_SET_ERR_MSG_MOD(extack,
 					   "Cannot offload byte or packet lifetime limits with packet offload: the flow table does not enforce them");
-			return -EINVAL;
+			return -EOPNOTSUPP;
 		}
 		if (x->props.family == AF_INET6 &&
 		    x->props.mode == XFRM_MODE_TRANSPORT &&
@@ -232,7 +236,7 @@ static int octep_ipsec_validate(struct octep_ipsec *ips, struct xfrm_state *x,
 		    x->sel.proto != IPPROTO_ICMPV6) {
 			NL_SET_ERR_MSG_MOD(extack,
 					   "Packet offload of IPv6 transport mode carries TCP, UDP and ICMPv6 only");
-			return -EINVAL;
+			return -EOPNOTSUPP;
 		}
 	}
 	return 0;
