@@ -48,7 +48,7 @@
  * @handle: the block's handle, 0 when the block has no entry (larval)
  * @dir: XFRM_DEV_OFFLOAD_IN or _OUT
  * @type: XFRM_DEV_OFFLOAD_CRYPTO or _PACKET
- * @esn_hi: advance_esn's high half, for the next FLOW_UPDATE
+ * @esn_hi: inbound ESN: the high half last given (or queued) to the block
  * @esn_dirty: @esn_hi is to be sent
  * @stats_gen: the stats pass that last refreshed this state
  * @hw: the block's counters as last read (packet offload)
@@ -361,6 +361,9 @@ static int octep_ipsec_state_add(struct net_device *dev, struct xfrm_state *x,
 	sa->x = x;
 	sa->dir = x->xso.dir;
 	sa->type = x->xso.type;
+	/* FLOW_ADD gives the block this high half (octep_ipsec_fill()). */
+	if (x->replay_esn)
+		sa->esn_hi = x->replay_esn->seq_hi;
 	INIT_LIST_HEAD(&sa->out_node);
 
 	/* A deleted entry may still hold this SPI in the block: finish it. */
@@ -562,12 +565,21 @@ static bool octep_ipsec_offload_ok(struct sk_buff *skb, struct xfrm_state *x)
 	return sa && sa->handle;
 }
 
+/*
+ * Called under x->lock for every packet the stack accepts on an inbound
+ * ESN state. The block infers the high half of each sequence number from
+ * its own window; it only needs telling when the host's window has moved
+ * into a new 2^32, so only a change of the high half costs a FLOW_UPDATE.
+ */
 static void octep_ipsec_advance_esn(struct xfrm_state *x)
 {
 	struct octep_ipsec_sa *sa = (void *)x->xso.offload_handle;
 
 	if (!sa || !sa->handle || sa->dir != XFRM_DEV_OFFLOAD_IN ||
 	    !x->replay_esn)
+		return;
+	/* Written only here (serialized by x->lock) and before the add. */
+	if (sa->esn_hi == x->replay_esn->seq_hi)
 		return;
 	spin_lock_bh(&sa->ips->lock);
 	sa->esn_hi = x->replay_esn->seq_hi;
