@@ -188,11 +188,16 @@ trap 'exit $KSFT_FAIL' TERM INT HUP
 # wait_for SECS CMD...: poll CMD every 0.1 s until it succeeds; 1 on timeout.
 wait_for()
 {
-	local deadline=$((SECONDS + $1))
+	local deadline=$((SECONDS + $1)) tries=$(($1 * 10))
 
 	shift
+	# Not before SECS have passed and SECS * 10 tries were made: under
+	# -icount with sleep=off (the timed tests' boot) the guest's clock
+	# races ahead while the guest waits idle for the host's 9p, and a
+	# command's first run from 9p can take seconds of guest time.
 	while ! "$@" >/dev/null 2>&1; do
-		[ "$SECONDS" -ge "$deadline" ] && return 1
+		tries=$((tries - 1))
+		[ "$SECONDS" -ge "$deadline" ] && [ "$tries" -le 0 ] && return 1
 		sleep 0.1
 	done
 	return 0
