@@ -183,6 +183,26 @@ void octep_resume(struct octep_dev *oct)
 	octep_wd_start(oct);
 }
 
+/*
+ * Stop transmit before the rings go: on return no ndo_start_xmit() runs and
+ * none can start until the queues are woken again.
+ *
+ * The polls are quiesced first. A poll that completes instructions wakes
+ * its queue when the ring has room (octep_iq_reap()), stopped or not, so a
+ * queue stopped while the polls still ran could be woken behind our back
+ * and sent into a ring being freed or rebuilt. With every NAPI disabled
+ * and the interrupts off nothing wakes a queue; netif_tx_disable() then
+ * stops each one under its xmit lock, which waits out an xmit in progress.
+ * Transmits that get in before it only fill the old ring, which the block
+ * still serves; what is left in flight is dropped and counted when it is
+ * freed.
+ */
+static void octep_tx_stop(struct octep_dev *oct)
+{
+	octep_quiesce(oct);
+	netif_tx_disable(oct->netdev);
+}
+
 /**
  * octep_reconfigure() - change ring pairs or ring sizes, under traffic
  * @oct: device, under RTNL
@@ -211,8 +231,7 @@ int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
 		oct->tx_ring_size = tx_size;
 		return netif_set_real_num_queues(netdev, rings, rings);
 	}
-	netif_tx_disable(netdev);
-	octep_quiesce(oct);
+	octep_tx_stop(oct);
 	octep_datapath_down(oct);
 	oct->num_rings = rings;
 	oct->rx_ring_size = rx_size;
@@ -252,8 +271,7 @@ static int octep_stop(struct net_device *netdev)
 	struct octep_dev *oct = octep_from_netdev(netdev);
 
 	netif_carrier_off(netdev);
-	netif_tx_disable(netdev);
-	octep_quiesce(oct);
+	octep_tx_stop(oct);
 	octep_datapath_down(oct);
 	return 0;
 }
