@@ -98,12 +98,14 @@ enum octep_ipsec_cnt {
  * @mbox: the control mailbox
  * @info: what GET_INFO said
  * @flows: devlink param ipsec_flows (0, 1, 2)
- * @lock: @sas, @out_sas, @out_pols, @dead and @in_sas changes
+ * @lock: @sas, @out_sas, @out_pols, @in_pols, @pols, @dead and @in_sas
+ *	changes
  * @sas: every offloaded state (struct octep_ipsec_sa)
  * @out_sas: packet-offload outbound states, newest first (RCU)
  * @out_pols: packet-offload outbound policies (RCU)
  * @in_pols: packet-offload inbound policies (RCU)
  * @n_in_pols: how many; read locklessly by octep_ipsec_rx_wanted()
+ * @pols: every policy offloaded here, until it is freed
  * @in_sas: inbound states by handle, for the receive path (RCU)
  * @dead: handles whose entries are still to be deleted in the block
  * @del_work: deletes them (state_free may not sleep)
@@ -122,6 +124,7 @@ struct octep_ipsec {
 	struct list_head out_pols;
 	struct list_head in_pols;
 	unsigned int n_in_pols;
+	struct list_head pols;
 	struct xarray in_sas;
 	struct list_head dead;
 	struct work_struct del_work;
@@ -132,6 +135,7 @@ struct octep_ipsec {
 /* xfrm.c */
 int octep_ipsec_init(struct octep_dev *oct);
 void octep_ipsec_netdev_setup(struct octep_dev *oct, struct net_device *nd);
+void octep_ipsec_netdev_uninit(struct octep_dev *oct);
 void octep_ipsec_fini(struct octep_dev *oct);
 int octep_ipsec_tx_flags(struct octep_iq *iq, struct sk_buff *skb,
 			 u64 *flags);

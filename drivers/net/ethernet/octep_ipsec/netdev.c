@@ -276,7 +276,14 @@ static int octep_stop(struct net_device *netdev)
 	return 0;
 }
 
+/* Unregistering, after the xfrm core's flush: octep_ipsec_netdev_uninit(). */
+static void octep_uninit(struct net_device *netdev)
+{
+	octep_ipsec_netdev_uninit(octep_from_netdev(netdev));
+}
+
 static const struct net_device_ops octep_netdev_ops = {
+	.ndo_uninit		= octep_uninit,
 	.ndo_open		= octep_open,
 	.ndo_stop		= octep_stop,
 	.ndo_start_xmit		= octep_start_xmit,

@@ -69,14 +69,18 @@ struct octep_ipsec_sa {
 };
 
 /**
- * struct octep_ipsec_pol - an offloaded outbound packet-offload policy
+ * struct octep_ipsec_pol - an offloaded packet-offload policy
  * @xp: the policy
- * @node: on ips->out_pols (RCU)
+ * @node: on ips->out_pols or ips->in_pols (RCU)
+ * @all: on ips->pols until the policy is freed (under ips->lock)
+ * @held: on octep_ipsec_netdev_uninit()'s list
  * @rcu: freed after a grace period
  */
 struct octep_ipsec_pol {
 	struct xfrm_policy *xp;
 	struct list_head node;
+	struct list_head all;
+	struct list_head held;
 	struct rcu_head rcu;
 };
 
@@ -655,16 +659,15 @@ static int octep_ipsec_policy_add(struct xfrm_policy *xp,
 		return -ENOMEM;
 	pol->xp = xp;
 	INIT_LIST_HEAD(&pol->node);
+	spin_lock_bh(&ips->lock);
 	if (xp->xdo.dir == XFRM_DEV_OFFLOAD_OUT && xp->xfrm_nr) {
-		spin_lock_bh(&ips->lock);
 		list_add_tail_rcu(&pol->node, &ips->out_pols);
-		spin_unlock_bh(&ips->lock);
 	} else if (xp->xdo.dir == XFRM_DEV_OFFLOAD_IN) {
-		spin_lock_bh(&ips->lock);
 		list_add_tail_rcu(&pol->node, &ips->in_pols);
 		WRITE_ONCE(ips->n_in_pols, ips->n_in_pols + 1);
-		spin_unlock_bh(&ips->lock);
 	}
+	list_add_tail(&pol->all, &ips->pols);
+	spin_unlock_bh(&ips->lock);
 	xp->xdo.offload_handle = (unsigned long)pol;
 	return 0;
 }
@@ -689,12 +692,72 @@ static void octep_ipsec_policy_delete(struct xfrm_policy *xp)
 static void octep_ipsec_policy_free(struct xfrm_policy *xp)
 {
 	struct octep_ipsec_pol *pol = (void *)xp->xdo.offload_handle;
+	struct octep_ipsec *ips = octep_ipsec_of(xp->xdo.dev);
 
 	if (!pol)
 		return;
 	octep_ipsec_policy_delete(xp);
+	if (ips) {
+		spin_lock_bh(&ips->lock);
+		list_del(&pol->all);
+		spin_unlock_bh(&ips->lock);
+	}
 	xp->xdo.offload_handle = 0;
 	kfree_rcu(pol, rcu);
+}
+
+/**
+ * octep_ipsec_netdev_uninit() - let go of the netdev in killed policies
+ * @oct: device, its netdev being unregistered (ndo_uninit, under RTNL)
+ *
+ * Unregistering kills every policy offloaded to the netdev (the xfrm
+ * core's flush at NETDEV_DOWN and NETDEV_UNREGISTER), but a killed policy
+ * keeps its reference on the netdev until it is destroyed, and it is not
+ * destroyed while a bundle holds it. A TCP socket keeps its bundle cached
+ * (sk_dst_cache) until it next sends, which a socket that only receives,
+ * or waits, never does once the link is gone: unregister_netdevice() then
+ * waits ("waiting for ethN to become free") as long as the application
+ * keeps the socket open. Crypto offload has no such wait: its policies are
+ * not offloaded, and the core lets go of a flushed state's device at once
+ * (xfrm_dev_state_flush() calls xfrm_dev_state_free()).
+ *
+ * This does for the killed policies what the core does for the flushed
+ * states: their device part is freed now (xfrm_dev_policy_free(), which
+ * calls octep_ipsec_policy_free() and puts the core's netdev reference),
+ * under a reference of ours: without it the policy could be destroyed
+ * meanwhile, which frees the device part too. The policy lives on,
+ * dead and with no device, until its last bundle goes. Lookups find live
+ * policies only; one that found this policy before the close killed it
+ * and is still resolving a bundle through it now would take it as having
+ * no device - the window the core's state flush leaves for states too.
+ */
+void octep_ipsec_netdev_uninit(struct octep_dev *oct)
+{
+	struct octep_ipsec *ips = oct->ipsec;
+	struct octep_ipsec_pol *pol, *tmp;
+	LIST_HEAD(held);
+
+	ASSERT_RTNL();
+	if (!ips)
+		return;
+	spin_lock_bh(&ips->lock);
+	list_for_each_entry(pol, &ips->pols, all) {
+		/*
+		 * A policy whose last reference is gone is being destroyed:
+		 * its free, waiting for ips->lock, takes it off the list.
+		 */
+		if (READ_ONCE(pol->xp->walk.dead) &&
+		    refcount_inc_not_zero(&pol->xp->refcnt))
+			list_add_tail(&pol->held, &held);
+	}
+	spin_unlock_bh(&ips->lock);
+	list_for_each_entry_safe(pol, tmp, &held, held) {
+		struct xfrm_policy *xp = pol->xp;
+
+		/* Frees pol (after a grace period): not touched again. */
+		xfrm_dev_policy_free(xp);
+		xfrm_pol_put(xp);
+	}
 }
 
 /* ---------------------------------------------------- 6.12 and later */
@@ -1185,6 +1248,7 @@ int octep_ipsec_init(struct octep_dev *oct)
 	INIT_LIST_HEAD(&ips->out_sas);
 	INIT_LIST_HEAD(&ips->out_pols);
 	INIT_LIST_HEAD(&ips->in_pols);
+	INIT_LIST_HEAD(&ips->pols);
 	INIT_LIST_HEAD(&ips->dead);
 	xa_init(&ips->in_sas);
 	INIT_WORK(&ips->del_work, octep_ipsec_ctl_work);
