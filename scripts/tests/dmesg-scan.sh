@@ -45,7 +45,7 @@ expect()
 }
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..9"
 expect clean-boot.log clean
 expect benign.log clean
 expect warn.log splat "cut here" "octep_rx_poll" "end trace" "1 kernel report" \
@@ -55,5 +55,7 @@ expect lockdep.log splat "possible circular locking"
 expect hung.log splat "INFO: task rmmod:512 blocked"
 expect oops.log splat "NULL pointer dereference" "Kernel panic" "1 kernel report"
 expect kmemleak.log splat "unreferenced object"
+expect unregister.log splat "waiting for eth0 to become free" "1 kernel report" \
+	"!octep_sim: loading"
 echo "# Totals: pass:$((n - fails)) fail:$fails xfail:0 xpass:0 skip:0 error:0"
 [ "$fails" -eq 0 ]
