@@ -264,7 +264,11 @@ static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 	seq = ++f->seq;
 	ip_id = f->ip_id++;
 	f->packets++;
-	f->bytes += (tunnel ? outer : p->l4 - p->l3) + hlen + plen + tail;
+	/*
+	 * What the stack's xfrm_output_one() counts: the plain text ESP
+	 * carries (the inner packet, or the transport payload).
+	 */
+	f->bytes += plen;
 	spin_unlock_bh(&f->lock);
 
 	/* Drop any link-layer padding after the IP packet. */
@@ -469,7 +473,8 @@ u64 osim_ipsec_rx(struct osim_dev *dev, struct sk_buff *skb)
 	const void *daddr;
 	struct osim_flow *f;
 	struct osim_pkt p;
-	u8 status, *iv;
+	u8 status, padlen, *iv;
+	unsigned int plen;
 	u32 handle;
 	u64 seq;
 	int err;
@@ -545,7 +550,15 @@ u64 osim_ipsec_rx(struct osim_dev *dev, struct sk_buff *skb)
 	}
 	osim_replay_advance(f, seq);
 	f->packets++;
-	f->bytes += p.end - p.l3;
+	/*
+	 * What xfrm_input() counts after esp_input(): the plain text, with
+	 * neither ESP's header and IV nor its trailer and ICV. The pad length
+	 * is decrypted now; a bad one fails the decap below.
+	 */
+	plen = p.end - p.l4 - hlen - OSIM_ICV_LEN;
+	padlen = skb->data[p.l4 + hlen + plen - 2];
+	if (padlen + 2 <= plen)
+		f->bytes += plen - padlen - 2;
 	spin_unlock_bh(&f->lock);
 
 	status = OCTEP_SDP_IPSEC_OK;
