@@ -593,8 +593,10 @@ static void octep_ipsec_advance_esn(struct xfrm_state *x)
 }
 
 /*
- * Packet offload: the stack does not count; the block does. The counts are
- * at most OCTEP_IPSEC_STATS_MS old (this runs in atomic context).
+ * Packet offload: the stack does not count; the block does, as the stack
+ * would (xfrm_output_one(), xfrm_input()). The counts are at most
+ * OCTEP_IPSEC_STATS_MS old (this runs in atomic context). Replay and ICV
+ * drops are charged to the state as they happen: octep_ipsec_rx_account().
  */
 static void octep_ipsec_update_stats(struct xfrm_state *x)
 {
@@ -606,8 +608,6 @@ static void octep_ipsec_update_stats(struct xfrm_state *x)
 	spin_lock_bh(&sa->ips->lock);
 	packets = le64_to_cpu(sa->hw.packets);
 	bytes = le64_to_cpu(sa->hw.bytes);
-	x->stats.replay = le64_to_cpu(sa->hw.replay);
-	x->stats.integrity_failed = le64_to_cpu(sa->hw.bad_icv);
 	spin_unlock_bh(&sa->ips->lock);
 	x->curlft.packets = packets;
 	x->curlft.bytes = bytes;
@@ -946,6 +946,19 @@ static int octep_ipsec_tx_match(struct octep_ipsec *ips, struct sk_buff *skb,
 	return ret;
 }
 
+/*
+ * The block encrypts each segment of a GSO packet: packets count what it
+ * counts. Bytes are what it was handed (a GSO packet's headers once: with
+ * ESP in front, the inner headers' length is not the driver's to parse).
+ */
+static void octep_ipsec_tx_count(struct octep_ipsec *ips,
+				 const struct sk_buff *skb)
+{
+	octep_ipsec_add(ips, OCTEP_IPSEC_TX_PACKETS,
+			skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1);
+	octep_ipsec_add(ips, OCTEP_IPSEC_TX_BYTES, skb->len);
+}
+
 /**
  * octep_ipsec_tx_flags() - the instruction's IPsec flags for a packet
  * @iq: the input ring
@@ -977,14 +990,15 @@ int octep_ipsec_tx_flags(struct octep_iq *iq, struct sk_buff *skb, u64 *flags)
 		if (x->xso.dev != ips->netdev || !sa || !sa->handle ||
 		    sa->dir != XFRM_DEV_OFFLOAD_OUT ||
 		    sa->type != XFRM_DEV_OFFLOAD_CRYPTO) {
+			XFRM_INC_STATS(dev_net(ips->netdev),
+				       LINUX_MIB_XFRMOUTSTATEINVALID);
 			octep_ipsec_inc(ips, OCTEP_IPSEC_OUT_DROP);
 			return -ENOENT;
 		}
 		*flags |= FIELD_PREP(OCTEP_SDP_TX_IPSEC_OP,
 				     OCTEP_SDP_TX_IPSEC_ENCRYPT) |
 			  FIELD_PREP(OCTEP_SDP_TX_FLOW_HANDLE, sa->handle);
-		octep_ipsec_inc(ips, OCTEP_IPSEC_TX_PACKETS);
-		octep_ipsec_add(ips, OCTEP_IPSEC_TX_BYTES, skb->len);
+		octep_ipsec_tx_count(ips, skb);
 		return 0;
 	}
 	/* Paired with list_add_tail_rcu() in policy add: a stale look is ok. */
@@ -992,13 +1006,13 @@ int octep_ipsec_tx_flags(struct octep_iq *iq, struct sk_buff *skb, u64 *flags)
 		return 0;
 	ret = octep_ipsec_tx_match(ips, skb, flags);
 	if (ret < 0) {
+		/* Software finds no state for the policy: XfrmOutNoStates. */
+		XFRM_INC_STATS(dev_net(ips->netdev), LINUX_MIB_XFRMOUTNOSTATES);
 		octep_ipsec_inc(ips, OCTEP_IPSEC_OUT_DROP);
 		return ret;
 	}
-	if (ret) {
-		octep_ipsec_inc(ips, OCTEP_IPSEC_TX_PACKETS);
-		octep_ipsec_add(ips, OCTEP_IPSEC_TX_BYTES, skb->len);
-	}
+	if (ret)
+		octep_ipsec_tx_count(ips, skb);
 	return 0;
 }
 
@@ -1030,6 +1044,58 @@ static bool octep_ipsec_rx_forbidden(struct octep_ipsec *ips,
 	}
 	rcu_read_unlock();
 	return ret;
+}
+
+/*
+ * A receive drop, where xfrm_input() or the policy check would have counted
+ * it had software ESP seen the packet: /proc/net/xfrm_stat and, for replay
+ * and ICV failures, the state's own stats (ip -s xfrm state).
+ */
+static void octep_ipsec_rx_account(struct octep_ipsec *ips, u32 handle,
+				   enum octep_ipsec_cnt c)
+{
+	struct octep_ipsec_sa *sa;
+	struct xfrm_state *x;
+	int mib;
+
+	switch (c) {
+	case OCTEP_IPSEC_RX_BAD_ICV:
+		mib = LINUX_MIB_XFRMINSTATEPROTOERROR;
+		break;
+	case OCTEP_IPSEC_RX_REPLAY:
+		mib = LINUX_MIB_XFRMINSTATESEQERROR;
+		break;
+	case OCTEP_IPSEC_IN_DROP:
+		mib = LINUX_MIB_XFRMINNOSTATES;
+		break;
+	case OCTEP_IPSEC_RX_CLEAR_DROP:
+		mib = LINUX_MIB_XFRMINTMPLMISMATCH;
+		break;
+	default:
+		mib = LINUX_MIB_XFRMINHDRERROR;
+		break;
+	}
+	XFRM_INC_STATS(dev_net(ips->netdev), mib);
+	if (c != OCTEP_IPSEC_RX_BAD_ICV && c != OCTEP_IPSEC_RX_REPLAY)
+		return;
+	/*
+	 * As in octep_ipsec_rx_xfrm(): the state's memory outlives the RCU
+	 * read section (xfrm_state_gc_task() waits for a grace period), so a
+	 * state on its way out is merely charged once more.
+	 */
+	rcu_read_lock();
+	sa = xa_load(&ips->in_sas, handle);
+	x = sa ? sa->x : NULL;
+	if (x) {
+		/* NAPI runs in softirq: x->lock as xfrm_input() takes it. */
+		spin_lock(&x->lock);
+		if (c == OCTEP_IPSEC_RX_REPLAY)
+			x->stats.replay++;
+		else
+			x->stats.integrity_failed++;
+		spin_unlock(&x->lock);
+	}
+	rcu_read_unlock();
 }
 
 /**
@@ -1106,6 +1172,7 @@ int octep_ipsec_rx_xfrm(struct octep_oq *oq, struct sk_buff *skb, u64 ext)
 
 drop:
 	octep_ipsec_inc(ips, c);
+	octep_ipsec_rx_account(ips, handle, c);
 	kfree_skb(skb);
 	return -EBADMSG;
 }
