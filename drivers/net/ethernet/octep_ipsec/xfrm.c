@@ -225,14 +225,6 @@ static int octep_ipsec_validate(struct octep_ipsec *ips, struct xfrm_state *x,
 		return -EOPNOTSUPP;
 	}
 	if (x->xso.type == XFRM_DEV_OFFLOAD_PACKET) {
-		if (x->lft.hard_byte_limit != XFRM_INF ||
-		    x->lft.soft_byte_limit != XFRM_INF ||
-		    x->lft.hard_packet_limit != XFRM_INF ||
-		    x->lft.soft_packet_limit != XFRM_INF) {
-			NL_SET_ERR_MSG_MOD(extack,
-					   "Cannot offload byte or packet lifetime limits with packet offload: the flow table does not enforce them");
-			return -EOPNOTSUPP;
-		}
 		if (x->props.family == AF_INET6 &&
 		    x->props.mode == XFRM_MODE_TRANSPORT &&
 		    x->xso.dir == XFRM_DEV_OFFLOAD_OUT && x->sel.proto &&
@@ -517,13 +509,40 @@ static void octep_ipsec_ctl_work(struct work_struct *work)
 	mutex_unlock(&octep_ipsec_ctl_mutex);
 }
 
-/* Refresh the block's per-entry counters of packet-offload states. */
+static bool octep_ipsec_has_limits(const struct xfrm_state *x)
+{
+	return x->lft.soft_byte_limit != XFRM_INF ||
+	       x->lft.hard_byte_limit != XFRM_INF ||
+	       x->lft.soft_packet_limit != XFRM_INF ||
+	       x->lft.hard_packet_limit != XFRM_INF;
+}
+
+/*
+ * Packet offload: the stack never sees the packets, so it cannot tell when
+ * a byte or packet limit is reached. With the block's counts fresh, let
+ * xfrm_state_check_expire() decide (it reads them back through
+ * update_stats): a soft limit sends the soft expire to the key manager, a
+ * hard one expires the state, which the xfrm timer then deletes.
+ */
+static void octep_ipsec_check_expire(struct xfrm_state *x)
+{
+	spin_lock_bh(&x->lock);
+	if (x->km.state == XFRM_STATE_VALID)
+		xfrm_state_check_expire(x);
+	spin_unlock_bh(&x->lock);
+}
+
+/*
+ * Refresh the block's per-entry counters of packet-offload states, and
+ * check the byte and packet limits of those that have them.
+ */
 static void octep_ipsec_stats_work(struct work_struct *work)
 {
 	struct octep_ipsec *ips = container_of(to_delayed_work(work),
 					       struct octep_ipsec, stats_work);
 	struct octep_sdp_mbox_flow_stats st;
 	struct octep_ipsec_sa *sa, *cur;
+	struct xfrm_state *x;
 	bool again = false;
 	__le64 req;
 	u32 gen;
@@ -553,7 +572,20 @@ static void octep_ipsec_stats_work(struct work_struct *work)
 			continue;
 		spin_lock_bh(&ips->lock);
 		cur->hw = st;
+		x = NULL;
+		/*
+		 * Listed in ips->sas, the state is not freed yet (state_free
+		 * unlinks it under this lock); a zero count means it is on
+		 * its way out and has no lifetime left to check.
+		 */
+		if (octep_ipsec_has_limits(cur->x) &&
+		    refcount_inc_not_zero(&cur->x->refcnt))
+			x = cur->x;
 		spin_unlock_bh(&ips->lock);
+		if (x) {
+			octep_ipsec_check_expire(x);
+			xfrm_state_put(x);
+		}
 	}
 	mutex_unlock(&octep_ipsec_ctl_mutex);
 	if (again)
