@@ -55,9 +55,15 @@ def selector(dst=None, src=None, fam=0):
                        pd, ps, 0, 0, 0)
 
 
-def lifetime_cfg():
-    return struct.pack('=8Q', XFRM_INF, XFRM_INF, XFRM_INF, XFRM_INF,
-                       0, 0, 0, 0)
+def lifetime_cfg(a=None):
+    """struct xfrm_lifetime_cfg: byte and packet limits from a's options."""
+    lim = [XFRM_INF] * 4
+    if a is not None:
+        for i, v in enumerate((a.soft_bytes, a.hard_bytes, a.soft_packets,
+                               a.hard_packets)):
+            if v is not None:
+                lim[i] = v
+    return struct.pack('=8Q', *lim, 0, 0, 0, 0)
 
 
 def send(msg_type, body, attrs):
@@ -111,7 +117,7 @@ def cmd_state(a):
     xid = struct.pack('=16sIBxxx', dst, socket.htonl(int(a.spi, 0)), 50)
     flags = XFRM_STATE_ESN if a.esn else 0
     window = 0 if a.esn else a.replay
-    body = (selector() + xid + src + lifetime_cfg() + b'\0' * 32 +
+    body = (selector() + xid + src + lifetime_cfg(a) + b'\0' * 32 +
             b'\0' * 12 +
             struct.pack('=IIHBBBxxxxxxx', 0, int(a.reqid), fam,
                         MODES[a.mode], window, flags))
@@ -173,6 +179,9 @@ def main():
     s.add_argument('--oseq', type=int, default=0)
     s.add_argument('--seq-hi', type=int, default=0)
     s.add_argument('--seq', type=int, default=0)
+    for n in ('--soft-bytes', '--hard-bytes', '--soft-packets',
+              '--hard-packets'):
+        s.add_argument(n, type=int)
     s.set_defaults(fn=cmd_state)
     q = sub.add_parser('policy')
     for n in ('dir', 'src', 'dst', 'tsrc', 'tdst', 'reqid', 'mode'):

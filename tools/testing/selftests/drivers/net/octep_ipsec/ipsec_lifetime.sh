@@ -1,0 +1,118 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Byte and packet lifetimes of packet-offload states: the stack never sees
+# their packets, so the block counts and the driver checks the limits
+# every stats period (1 s). Against a software peer, transport mode, IPv4:
+#  - outbound, packet limits soft 10 / hard 20: no expire below the soft
+#    limit; the soft expire (`ip xfrm monitor expire`, hard 0) once 10
+#    packets are sent; the hard expire (hard 1) once 20 are, after which
+#    the state is gone from the host and from the block's table;
+#  - inbound, byte limits soft 1000 / hard 2000 (108 bytes of plain text a
+#    ping): the same, counted on what the block decrypted.
+
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/ipsec_lib.inc"
+require_cmd ip ethtool devlink python3
+
+ktap_plan 16
+
+ipsec_prepare
+check "modules load" octep_load || ktap_finish
+check "device 0" octep_new 0 1 || ktap_finish
+check "peer namespace behind the wire" peer_setup || ktap_finish
+ipsec_case transport 4
+
+MON=$(mktemp)
+ip xfrm monitor expire >"$MON" 2>&1 &
+MON_PID=$!
+on_exit kill "$MON_PID"
+on_exit rm -f "$MON"
+
+# expired SPI HARD: the monitor has printed an expire of SPI with HARD (0|1).
+expired()
+{
+	awk -v spi="$(printf 'spi 0x%08x' "$1")" -v hard="hard $2" '
+		/^Expired/ { mine = 0 }
+		index($0, spi) { mine = 1 }
+		mine && index($0, hard) { found = 1 }
+		END { exit !found }' "$MON"
+}
+
+# pings N: N pings of 100 bytes to the peer, 0.1 s apart (answers not needed).
+pings()
+{
+	ping -q -c "$1" -s 100 -i 0.1 -W 2 "$O_P" >/dev/null 2>&1
+}
+
+# lifetime_case NAME SPI SRC DST FLOWDIR BELOW SOFT HARD: pings in three
+# steps (BELOW, to SOFT, to HARD, each a count of host state SPI's
+# packets) and the expires each must (not) bring.
+lifetime_case()
+{
+	local name=$1 spi=$2 src=$3 dst=$4 dir=$5 below=$6 soft=$7 hard=$8
+
+	pings "$below"
+	sleep 2.5
+	if ! expired "$spi" 0 && ! expired "$spi" 1; then
+		ktap_ok "$name: no expire below the soft limit"
+	else
+		ktap_fail "$name: no expire below the soft limit" "$(cat "$MON")"
+	fi
+	pings $((soft - below))
+	if wait_for 5 expired "$spi" 0 && ! expired "$spi" 1; then
+		ktap_ok "$name: soft expire at the soft limit"
+	else
+		ktap_fail "$name: soft expire at the soft limit" \
+			"$(cat "$MON"; ip -s xfrm state get src "$src" dst "$dst" proto esp spi "$spi")"
+	fi
+	ipsec_offloaded "$spi" "$src" "$dst" &&
+		ktap_ok "$name: the state stays offloaded after the soft expire" ||
+		ktap_fail "$name: the state stays offloaded after the soft expire" \
+			"$(ip xfrm state)"
+	pings $((hard - soft))
+	if wait_for 5 expired "$spi" 1; then
+		ktap_ok "$name: hard expire at the hard limit"
+	else
+		ktap_fail "$name: hard expire at the hard limit" \
+			"$(cat "$MON"; ip -s xfrm state get src "$src" dst "$dst" proto esp spi "$spi")"
+	fi
+	if wait_for 5 sh -c "! ip xfrm state get src $src dst $dst proto esp spi $spi >/dev/null 2>&1" &&
+	   wait_for 5 grep -q "$dir 0" "$SIM_DBG/ipsec/flows"; then
+		ktap_ok "$name: the expired state is gone from the host and the block"
+	else
+		ktap_fail "$name: the expired state is gone from the host and the block" \
+			"$(ip xfrm state; sim_read ipsec/flows)"
+	fi
+}
+
+# Outbound: packet limits.
+out=$(ipsec_host_sa out transport packet --soft-packets 10 --hard-packets 20 2>&1)
+ipsec_host_sa in transport packet >/dev/null
+ipsec_host_pol out transport packet >/dev/null
+ipsec_host_pol in transport packet >/dev/null
+ipsec_peer transport >/dev/null 2>&1
+if ipsec_offloaded "$IPSEC_SPI_OUT" "$O_H" "$O_P"; then
+	ktap_ok "outbound state with packet limits offloaded"
+else
+	ktap_fail "outbound state with packet limits offloaded" "$out"
+fi
+lifetime_case "out, packets 10/20" "$IPSEC_SPI_OUT" "$O_H" "$O_P" out 5 10 20
+
+# Inbound: byte limits, 108 bytes a ping (ICMP header and 100 bytes).
+ipsec_flush
+out=$(ipsec_host_sa in transport packet --soft-bytes 1000 --hard-bytes 2000 2>&1)
+ipsec_host_sa out transport packet >/dev/null
+ipsec_host_pol out transport packet >/dev/null
+ipsec_host_pol in transport packet >/dev/null
+ipsec_peer transport >/dev/null 2>&1
+if ipsec_offloaded "$IPSEC_SPI_IN" "$O_P" "$O_H"; then
+	ktap_ok "inbound state with byte limits offloaded"
+else
+	ktap_fail "inbound state with byte limits offloaded" "$out"
+fi
+lifetime_case "in, bytes 1000/2000" "$IPSEC_SPI_IN" "$O_P" "$O_H" in 5 10 19
+
+ipsec_flush
+kernel_log_clean "no kernel warnings"
+ktap_finish
