@@ -378,11 +378,8 @@ int osim_flow_cmd(struct osim_ipsec *ips, u8 cmd, const __le64 *req,
 	switch (cmd) {
 	case OCTEP_SDP_MBOX_GET_INFO:
 		info.version = cpu_to_le32(OCTEP_SDP_MBOX_VERSION_VAL);
-		info.features = cpu_to_le32(OCTEP_SDP_FEAT_CRYPTO |
-					    OCTEP_SDP_FEAT_PACKET |
-					    OCTEP_SDP_FEAT_ESN |
-					    OCTEP_SDP_FEAT_TUNNEL |
-					    OCTEP_SDP_FEAT_IPV6);
+		/* Pairs with debugfs writes of "features": any value goes. */
+		info.features = cpu_to_le32(READ_ONCE(ips->features));
 		mutex_lock(&ips->table_lock);
 		info.cap_in = cpu_to_le32(ips->cap[OSIM_FLOW_IN]);
 		info.cap_out = cpu_to_le32(ips->cap[OSIM_FLOW_OUT]);

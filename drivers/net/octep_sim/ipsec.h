@@ -130,6 +130,7 @@ struct osim_ipsec {
 	atomic_t fail_next;
 	atomic_t timeout_next;
 	u32 fault_cmd;
+	u32 features;		/* GET_INFO's OCTEP_SDP_FEAT_* bits */
 	atomic64_t mbox_requests;
 	atomic64_t mbox_failed;
 	atomic64_t mbox_timedout;

@@ -272,6 +272,7 @@ static void osim_ipsec_debugfs(struct osim_ipsec *ips)
 	debugfs_create_atomic_t("mbox_timeout_next", 0600, d,
 				&ips->timeout_next);
 	debugfs_create_u32("mbox_fault_cmd", 0600, d, &ips->fault_cmd);
+	debugfs_create_x32("features", 0600, d, &ips->features);
 	debugfs_create_file("mbox_requests", 0400, d, &ips->mbox_requests,
 			    &osim_ipsec_cnt_fops);
 	debugfs_create_file("mbox_failed", 0400, d, &ips->mbox_failed,
@@ -299,6 +300,9 @@ int osim_ipsec_init(struct osim_dev *dev)
 	if (!ips)
 		return -ENOMEM;
 	ips->dev = dev;
+	ips->features = OCTEP_SDP_FEAT_CRYPTO | OCTEP_SDP_FEAT_PACKET |
+			OCTEP_SDP_FEAT_ESN | OCTEP_SDP_FEAT_TUNNEL |
+			OCTEP_SDP_FEAT_IPV6;
 	spin_lock_init(&ips->mbox_lock);
 	INIT_DELAYED_WORK(&ips->mbox_work, osim_mbox_work);
 	osim_flow_table_init(ips);

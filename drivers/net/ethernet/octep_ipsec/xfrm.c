@@ -132,6 +132,37 @@ static u32 octep_ipsec_replay_window(const struct xfrm_state *x)
 }
 
 /*
+ * What this block's flow table says it cannot do (GET_INFO's feature bits,
+ * read at probe): true, with the reason in @extack, if @x needs it.
+ */
+static bool octep_ipsec_lacks(const struct octep_ipsec *ips,
+			      const struct xfrm_state *x,
+			      struct netlink_ext_ack *extack)
+{
+	u32 feat = le32_to_cpu(ips->info.features);
+	const char *what = NULL;
+
+	if (x->xso.type == XFRM_DEV_OFFLOAD_PACKET &&
+	    !(feat & OCTEP_SDP_FEAT_PACKET))
+		what = "packet offload";
+	else if ((x->props.flags & XFRM_STATE_ESN) &&
+		 !(feat & OCTEP_SDP_FEAT_ESN))
+		what = "ESN";
+	else if (x->props.mode == XFRM_MODE_TUNNEL &&
+		 !(feat & OCTEP_SDP_FEAT_TUNNEL))
+		what = "tunnel mode";
+	else if ((x->props.family == AF_INET6 || x->sel.family == AF_INET6) &&
+		 !(feat & OCTEP_SDP_FEAT_IPV6))
+		what = "IPv6";
+	if (!what)
+		return false;
+	NL_SET_ERR_MSG_FMT_MOD(extack,
+			       "The coprocessor's flow table does not offer %s",
+			       what);
+	return true;
+}
+
+/*
  * What the flow table cannot do, refused with the reason. Every refusal
  * is -EOPNOTSUPP: for crypto offload that is the one errno on which
  * xfrm_dev_state_add() falls back to software ESP (over this netdev, the
@@ -170,6 +201,8 @@ static int octep_ipsec_validate(struct octep_ipsec *ips, struct xfrm_state *x,
 				   "Only transport and tunnel mode xfrm states can be offloaded");
 		return -EOPNOTSUPP;
 	}
+	if (octep_ipsec_lacks(ips, x, extack))
+		return -EOPNOTSUPP;
 	if (x->props.aalgo != SADB_AALG_NONE || x->aalg) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "Cannot offload authenticated xfrm states: use AEAD rfc4106(gcm(aes))");
@@ -662,6 +695,11 @@ static int octep_ipsec_policy_add(struct xfrm_policy *xp,
 	if (xp->xdo.type != XFRM_DEV_OFFLOAD_PACKET) {
 		NL_SET_ERR_MSG_MOD(extack, "Only packet offload policies can be offloaded");
 		return -EINVAL;
+	}
+	if (!(le32_to_cpu(ips->info.features) & OCTEP_SDP_FEAT_PACKET)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "The coprocessor's flow table does not offer packet offload");
+		return -EOPNOTSUPP;
 	}
 	if (!flows || (flows == 1 && xp->xdo.dir != XFRM_DEV_OFFLOAD_OUT)) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
