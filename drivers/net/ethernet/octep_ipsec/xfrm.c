@@ -626,12 +626,32 @@ static void octep_ipsec_stats_work(struct work_struct *work)
 				   msecs_to_jiffies(OCTEP_IPSEC_STATS_MS));
 }
 
+/*
+ * Called by xfrm_dev_offload_ok() for each packet before ESP is built:
+ * false sends a crypto-offload packet through software ESP and drops a
+ * packet-offload one (XfrmOutError), rather than have the block drop it
+ * uncounted by the stack.
+ */
 static bool octep_ipsec_offload_ok(struct sk_buff *skb, struct xfrm_state *x)
 {
 	struct octep_ipsec_sa *sa = (void *)x->xso.offload_handle;
 
-	/* A larval state has no entry; anything else the block can take. */
-	return sa && sa->handle;
+	/* A larval state has no entry. */
+	if (!sa || !sa->handle)
+		return false;
+	/*
+	 * Packet offload, transport mode: the block inserts ESP right after
+	 * the base IPv6 header and cannot step over extension headers that
+	 * stay in front of it (hop-by-hop, routing, destination options).
+	 * With crypto offload the stack builds ESP and the block only
+	 * encrypts: any header is fine.
+	 */
+	if (x->xso.type == XFRM_DEV_OFFLOAD_PACKET &&
+	    x->props.mode == XFRM_MODE_TRANSPORT &&
+	    x->props.family == AF_INET6 &&
+	    ipv6_ext_hdr(ipv6_hdr(skb)->nexthdr))
+		return false;
+	return true;
 }
 
 /*
