@@ -108,6 +108,7 @@ static const struct osim_dbg_field osim_ring_fields[] = {
 	OSIM_RF("in_drop_bad", iq.drop_bad, u64),
 	OSIM_RF("in_drop_link", iq.drop_link, u64),
 	OSIM_RF("in_dbell_excess", iq.dbell_excess, u64),
+	OSIM_RF("in_hangs", iq.hangs, u64),
 	/* the line */
 	OSIM_RF("irq_fired", irq_fired, atomic64_t),
 	OSIM_RF("irq_lost", irq_lost, atomic64_t),
@@ -171,6 +172,32 @@ static int osim_fill_set(void *data, u64 val)
 	return 0;
 }
 DEFINE_DEBUGFS_ATTRIBUTE(osim_fill_fops, osim_fill_get, osim_fill_set,
+			 "%llu\n");
+
+static int osim_hang_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(((struct osim_ring *)data)->iq.hung);
+	return 0;
+}
+
+/* in_hang: 1 stops the block reading the input ring, enable bit kept. */
+static int osim_hang_set(void *data, u64 val)
+{
+	struct osim_iq *iq = &((struct osim_ring *)data)->iq;
+	unsigned long flags;
+
+	if (val > 1)
+		return -EINVAL;
+	spin_lock_irqsave(&iq->lock, flags);
+	if (val && !iq->hung)
+		iq->hangs++;
+	iq->hung = val;
+	spin_unlock_irqrestore(&iq->lock, flags);
+	if (!val)
+		osim_engine_kick(((struct osim_ring *)data)->dev);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(osim_hang_fops, osim_hang_get, osim_hang_set,
 			 "%llu\n");
 
 static int osim_inject_set(void *data, u64 val)
@@ -652,6 +679,7 @@ static void osim_debugfs_ring_add(struct osim_ring *ring)
 			       osim_ring_fields[i].size);
 	debugfs_create_file_unsafe("lose_irq", 0600, dir, ring, &osim_lose_fops);
 	debugfs_create_file_unsafe("fill", 0600, dir, ring, &osim_fill_fops);
+	debugfs_create_file_unsafe("in_hang", 0600, dir, ring, &osim_hang_fops);
 	debugfs_create_file_unsafe("inject", 0200, dir, ring, &osim_inject_fops);
 	debugfs_create_file("regs", 0400, dir, ring, &osim_ring_regs_fops);
 }

@@ -941,7 +941,7 @@ static int osim_tx_ring(struct osim_dev *dev, struct osim_iq *iq,
 	unsigned long flags;
 
 	spin_lock_irqsave(&iq->lock, flags);
-	n = iq->enabled ? min_t(u32, iq->pending, OSIM_BATCH) : 0;
+	n = iq->enabled && !iq->hung ? min_t(u32, iq->pending, OSIM_BATCH) : 0;
 	for (i = 0; i < n; i++) {
 		bytes = osim_iq_take(dev, iq, out);
 		if (!bytes)

@@ -175,6 +175,9 @@ struct osim_oq {
  *	headers); still counted done
  * @drop_link: frames dropped as the wire was down or no skb was had
  * @dbell_excess: instructions rung beyond the ring size (ignored)
+ * @hung: fault: the block stops reading the ring though its enable bit
+ *	reads set; cleared by a disable of the ring (a ring reset)
+ * @hangs: times the fault was set
  */
 struct osim_iq {
 	spinlock_t lock;	/* see above */
@@ -194,6 +197,8 @@ struct osim_iq {
 	u64 drop_bad;
 	u64 drop_link;
 	u64 dbell_excess;
+	bool hung;
+	u64 hangs;
 };
 
 /**

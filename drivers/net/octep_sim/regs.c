@@ -66,6 +66,7 @@ static void osim_iq_enable(struct osim_dev *dev, struct osim_iq *iq, bool on)
 {
 	if (!on) {
 		iq->enabled = false;
+		iq->hung = false;	/* a ring reset ends the hang fault */
 		return;
 	}
 	if (iq->enabled)
