@@ -38,6 +38,7 @@ static const char * const octep_tx_names[] = {
 static const char * const octep_dev_names[] = {
 	"rxwd_ticks", "rxwd_runs",
 	"quiesce_cycles", "quiesce_waits", "quiesce_wait_max_us",
+	"tx_timeouts", "rx_stall_reports", "ring_resets", "ring_rescues",
 };
 
 #define OCTEP_N_RX	ARRAY_SIZE(octep_rx_names)
@@ -159,6 +160,10 @@ static void octep_get_ethtool_stats(struct net_device *netdev,
 	dev[2] = oct->quiesce_cycles;
 	dev[3] = oct->quiesce_waits;
 	dev[4] = div_u64(oct->quiesce_wait_max_ns, NSEC_PER_USEC);
+	dev[5] = atomic64_read(&oct->tx_timeouts);
+	dev[6] = atomic64_read(&oct->rx_stall_reports);
+	dev[7] = atomic64_read(&oct->ring_resets);
+	dev[8] = atomic64_read(&oct->ring_rescues);
 	/* After the rings: ring now points past the last ring's values. */
 	octep_ipsec_stats_values(oct, ring);
 }

@@ -98,10 +98,13 @@ struct octep_dev *octep_core_probe(struct device *dev,
 		u64_stats_init(&qv->iq.cstats.syncp);
 	}
 	octep_wd_init(oct);
+	err = octep_health_init(oct);
+	if (err)
+		goto err_free;
 
 	err = octep_ipsec_init(oct);
 	if (err)
-		goto err_free;
+		goto err_health;
 	err = octep_netdev_create(oct);
 	if (err)
 		goto err_ipsec;
@@ -114,6 +117,8 @@ err_netdev:
 	octep_netdev_destroy(oct);
 err_ipsec:
 	octep_ipsec_fini(oct);
+err_health:
+	octep_health_fini(oct);
 err_free:
 	octep_devlink_free(oct);
 	return ERR_PTR(err);
@@ -129,6 +134,7 @@ void octep_core_remove(struct octep_dev *oct)
 	octep_netdev_destroy(oct);
 	/* After the netdev: unregistering flushed the offloaded states. */
 	octep_ipsec_fini(oct);
+	octep_health_fini(oct);
 	octep_devlink_free(oct);
 }
 

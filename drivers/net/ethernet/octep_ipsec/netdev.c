@@ -263,6 +263,7 @@ static int octep_open(struct net_device *netdev)
 	octep_resume(oct);
 	netif_tx_start_all_queues(netdev);
 	netif_carrier_on(netdev);
+	octep_health_start(oct);
 	return 0;
 }
 
@@ -287,6 +288,7 @@ static const struct net_device_ops octep_netdev_ops = {
 	.ndo_open		= octep_open,
 	.ndo_stop		= octep_stop,
 	.ndo_start_xmit		= octep_start_xmit,
+	.ndo_tx_timeout		= octep_tx_timeout,
 	.ndo_features_check	= octep_features_check,
 	.ndo_get_stats64	= octep_get_stats64,
 	.ndo_set_mac_address	= eth_mac_addr,
@@ -319,6 +321,8 @@ int octep_netdev_create(struct octep_dev *oct)
 	netdev->features = netdev->hw_features;
 	/* A TSO frame is one instruction: OCTEP_SDP_TX_LEN bounds it. */
 	netif_set_tso_max_size(netdev, FIELD_MAX(OCTEP_SDP_TX_LEN));
+	/* The stack's NETDEV WATCHDOG, for a queue a dead ring stopped. */
+	netdev->watchdog_timeo = OCTEP_TX_TIMEOUT;
 	netdev->min_mtu = ETH_MIN_MTU;
 	netdev->max_mtu = OCTEP_MAX_MTU;
 	if (is_valid_ether_addr(oct->sdp->mac_addr))
@@ -345,6 +349,8 @@ int octep_netdev_create(struct octep_dev *oct)
 void octep_netdev_destroy(struct octep_dev *oct)
 {
 	unregister_netdev(oct->netdev);
+	/* Closed and gone: nothing queues the health works again. */
+	octep_health_cancel(oct);
 	free_netdev(oct->netdev);
 	oct->netdev = NULL;
 }

@@ -19,6 +19,7 @@
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
 
 #define OCTEP_DRV_NAME		"octep_ipsec"
 
@@ -45,6 +46,9 @@
 #define OCTEP_RXWD_PERIOD_DEF_US 50000
 #define OCTEP_RXWD_PERIOD_MAX_US 10000000
 #define OCTEP_RXWD_TICK_US	1000
+
+/* ndo_tx_timeout after a queue stopped this long (the health check: 3x). */
+#define OCTEP_TX_TIMEOUT	(3 * HZ)
 
 /* Default coalescing: the appliance's packet level, no time threshold. */
 #define OCTEP_RX_LEVEL_DEF	1
@@ -202,6 +206,39 @@ struct octep_iq {
 };
 
 /**
+ * struct octep_ring_health - what the health check saw of a ring pair
+ * @checked_ns: when it last looked (ktime_get_ns())
+ * @out_cnt: OUT_CNTS count it read
+ * @in_cnt: IN_CNTS count it read
+ * @out_on: OUT_ENABLE read set
+ * @in_on: IN_ENABLE read set
+ * @visits: the output ring's visits when it looked
+ * @iq_tail: the input ring's completion index when it looked
+ * @iq_inflight: instructions in flight when it looked
+ * @iq_moved_ns: when it last saw a completion, or nothing in flight
+ * @finding: what it found wrong, NULL for nothing
+ * @rx_stalls: receive stalls found on this ring pair
+ * @tx_dead: times it found the input ring dead
+ *
+ * Written by the health check under RTNL; read
+ * without it by the devlink dump, which may see a check half done.
+ */
+struct octep_ring_health {
+	u64 checked_ns;
+	u32 out_cnt;
+	u32 in_cnt;
+	bool out_on;
+	bool in_on;
+	u64 visits;
+	u32 iq_tail;
+	u32 iq_inflight;
+	u64 iq_moved_ns;
+	const char *finding;
+	u32 rx_stalls;
+	u32 tx_dead;
+};
+
+/**
  * struct octep_qvec - a ring pair, its interrupt and its NAPI context
  * @oct: the device
  * @idx: ring number
@@ -213,6 +250,7 @@ struct octep_iq {
  * @enabled_ns: when a poll last re-enabled the interrupt (ktime_get_ns())
  * @irq: Linux IRQ
  * @irq_requested: @irq is requested
+ * @health: what the health check saw (health.c)
  * @name: IRQ name
  */
 struct octep_qvec {
@@ -226,6 +264,7 @@ struct octep_qvec {
 	u64 enabled_ns;
 	int irq;
 	bool irq_requested;
+	struct octep_ring_health health;
 	char name[IFNAMSIZ + 16];
 };
 
@@ -253,6 +292,15 @@ struct octep_qvec {
  * @quiesce_cycles: quiesces done
  * @quiesce_waits: quiesces that had to wait out a visit
  * @quiesce_wait_max_ns: longest such wait
+ * @health_work: the periodic health check of the rings (health.c)
+ * @reset_work: recovers the rings the check or a timeout found dead
+ * @reset_flags: OCTEP_RESET_* bits: what @reset_work is to do
+ * @rescue_mask: ring pairs @reset_work is to schedule a visit of
+ * @rx_stall: the devlink health reporter "rx_stall"
+ * @tx_timeouts: transmit rings found dead (ndo_tx_timeout, or the check)
+ * @rx_stall_reports: receive stalls reported to devlink
+ * @ring_resets: datapath resets done to recover
+ * @ring_rescues: visits scheduled to recover a left ring pair
  * @ipsec: state of the IPsec offload (xfrm.c), NULL without it
  */
 struct octep_dev {
@@ -280,6 +328,16 @@ struct octep_dev {
 	u64 quiesce_cycles;
 	u64 quiesce_waits;
 	u64 quiesce_wait_max_ns;
+
+	struct delayed_work health_work;
+	struct work_struct reset_work;
+	unsigned long reset_flags;
+	atomic_long_t rescue_mask;
+	struct devlink_health_reporter *rx_stall;
+	atomic64_t tx_timeouts;
+	atomic64_t rx_stall_reports;
+	atomic64_t ring_resets;
+	atomic64_t ring_rescues;
 
 	void *ipsec;
 };
@@ -348,6 +406,17 @@ void octep_wd_set_period(struct octep_dev *oct, u32 period_us);
 extern const struct ethtool_ops octep_ethtool_ops;
 void octep_get_stats64(struct net_device *netdev,
 		       struct rtnl_link_stats64 *s);
+
+/* health.c */
+enum {
+	OCTEP_RESET_FULL,	/* reset_flags: datapath down and up */
+};
+
+int octep_health_init(struct octep_dev *oct);
+void octep_health_fini(struct octep_dev *oct);
+void octep_health_start(struct octep_dev *oct);
+void octep_health_cancel(struct octep_dev *oct);
+void octep_tx_timeout(struct net_device *netdev, unsigned int txqueue);
 
 /* devlink.c */
 struct octep_dev *octep_devlink_alloc(struct device *dev);

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * octep_ipsec: dead rings - found, reported, recovered.
+ *
+ * The receive watchdog (watchdog.c) catches a ring its servicers left; it
+ * cannot see a ring the block itself stopped serving: a ring whose enable
+ * bit the block cleared counts nothing, so nothing is ever found in it,
+ * and an input ring the block stopped reading leaves its instructions in
+ * flight with no completion to reap. Issue 17 found both: ping 0/5,
+ * nothing counted, only ip link down/up brought the device back.
+ *
+ * Two ways in, one way out:
+ *
+ * - ndo_tx_timeout(): the stack's NETDEV WATCHDOG, for a transmit queue
+ *   stopped longer than netdev->watchdog_timeo. It sees only a queue the
+ *   ring filled; a dead ring with a few frames in flight never stops it.
+ *
+ * - the health check, a delayed work every OCTEP_HEALTH_PERIOD_MS while
+ *   the datapath is up. Under RTNL (so the rings are not being rebuilt) it
+ *   reads each ring pair's enable bits and counts and compares them with
+ *   what it saw a period before:
+ *     an input ring disabled, or instructions in flight, none completed
+ *     and none counted for three transmit timeouts (after the stack's own
+ *     NETDEV WATCHDOG for a stopped queue): the input ring is dead
+ *     (counted in tx_timeouts, as ndo_tx_timeout() counts);
+ *     an output ring disabled: a receive stall;
+ *     packets (or completions) counted and unchanged, and no visit of the
+ *     ring pair in the whole period: a receive stall of the other kind, a
+ *     ring left with work and nobody coming (with the watchdog's period at
+ *     0 and an interrupt lost, nothing else would come).
+ *   Receive stalls are reported to the devlink health reporter "rx_stall"
+ *   (its dump is every ring pair's state); its recover asks for the reset
+ *   work.
+ *
+ * The reset work takes RTNL and either reschedules the left ring pairs'
+ * NAPI (a visit) or, for a disabled or dead ring, runs the datapath down
+ * and up again through octep_reconfigure() with the configuration it has:
+ * the same quiesce, ring disable, free and rebuild as ethtool -L/-G, which
+ * disables and re-enables every ring in the block.
+ *
+ * devlink_health_report() takes the devlink instance lock for the dump and
+ * the recover, and devlink's own commands hold it when they call the
+ * reporter, so the report is made outside RTNL and the recover only queues
+ * work: RTNL is never taken under the devlink lock, nor the reverse.
+ */
+#include <linux/rtnetlink.h>
+#include <net/devlink.h>
+
+#include "octep_ipsec.h"
+
+#define OCTEP_HEALTH_PERIOD_MS	1000
+
+/**
+ * struct octep_health_ctx - what one health check found, for the reporter
+ * @disabled: ring pairs whose output ring the block disabled
+ * @left: ring pairs with work counted and no visit for a period
+ * @msg: the report's message
+ */
+struct octep_health_ctx {
+	unsigned long disabled;
+	unsigned long left;
+	char msg[128];
+};
+
+static u32 octep_ring_rd(struct octep_dev *oct, u32 off)
+{
+	return octep_rd64(oct, off) & OCTEP_SDP_CNTS_COUNT;
+}
+
+static bool octep_ring_on(struct octep_dev *oct, u32 off)
+{
+	return octep_rd64(oct, off) & OCTEP_SDP_RING_ENABLE;
+}
+
+static void octep_oq_visit_stats(struct octep_oq *oq, u64 *visits,
+				 u64 *passes, u64 *passes_max)
+{
+	const struct octep_rx_stats *s = &oq->stats;
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&s->syncp);
+		*visits = s->visits;
+		*passes = s->passes;
+		*passes_max = s->passes_max;
+	} while (u64_stats_fetch_retry(&s->syncp, start));
+}
+
+static void octep_schedule_reset(struct octep_dev *oct)
+{
+	set_bit(OCTEP_RESET_FULL, &oct->reset_flags);
+	schedule_work(&oct->reset_work);
+}
+
+/* Under RTNL, the datapath up and not quiesced: look at every ring pair. */
+static bool octep_health_check(struct octep_dev *oct,
+			       struct octep_health_ctx *ctx)
+{
+	u64 tx_limit = 3 * jiffies_to_nsecs(oct->netdev->watchdog_timeo);
+	u64 now = ktime_get_ns(), visits, passes, pmax;
+	bool tx_dead = false;
+	unsigned int q;
+
+	ASSERT_RTNL();
+	/* A reset is on its way: these rings are about to be replaced. */
+	if (test_bit(OCTEP_RESET_FULL, &oct->reset_flags))
+		return false;
+	for (q = 0; q < oct->num_rings; q++) {
+		struct octep_qvec *qv = &oct->qv[q];
+		struct octep_ring_health *h = &qv->health;
+		u32 out_cnt, in_cnt, head, tail;
+		bool seen = h->checked_ns, left;
+		const char *finding;
+
+		octep_oq_visit_stats(&qv->oq, &visits, &passes, &pmax);
+		out_cnt = octep_ring_rd(oct, OCTEP_SDP_R_OUT_CNTS(q));
+		in_cnt = octep_ring_rd(oct, OCTEP_SDP_R_IN_CNTS(q));
+		h->out_on = octep_ring_on(oct, OCTEP_SDP_R_OUT_ENABLE(q));
+		h->in_on = octep_ring_on(oct, OCTEP_SDP_R_IN_ENABLE(q));
+		/* head by xmit, tail by the poll: a snapshot is enough here. */
+		head = READ_ONCE(qv->iq.head);
+		tail = READ_ONCE(qv->iq.tail);
+
+		/* Work counted a period ago, still there, and nobody came. */
+		left = seen && visits == h->visits &&
+		       ((out_cnt && out_cnt == h->out_cnt) ||
+			(in_cnt && in_cnt == h->in_cnt && tail == h->iq_tail));
+		if (tail != h->iq_tail || head == tail || !seen)
+			h->iq_moved_ns = now;
+
+		/*
+		 * What the devlink dump reads without RTNL is written with
+		 * WRITE_ONCE() (pairs with its READ_ONCE()s); it may see a
+		 * check half done, never a torn value.
+		 */
+		finding = NULL;
+		if (!h->out_on) {
+			finding = "output ring disabled by the block";
+			set_bit(q, &ctx->disabled);
+			WRITE_ONCE(h->rx_stalls, h->rx_stalls + 1);
+		} else if (left) {
+			finding = "work counted, no visit for a period";
+			set_bit(q, &ctx->left);
+			WRITE_ONCE(h->rx_stalls, h->rx_stalls + 1);
+		}
+		if (!h->in_on) {
+			finding = "input ring disabled by the block";
+		} else if (head != tail && !in_cnt &&
+			   now - h->iq_moved_ns >= tx_limit) {
+			finding = "input ring: instructions in flight, none done";
+		} else {
+			goto next;
+		}
+		/* The input ring is dead: as ndo_tx_timeout() would. */
+		WRITE_ONCE(h->tx_dead, h->tx_dead + 1);
+		atomic64_inc(&oct->tx_timeouts);
+		netdev_warn(oct->netdev,
+			    "ring %u: %s (%u in flight, IN_CNTS %u): resetting the rings\n",
+			    q, finding, head - tail, in_cnt);
+		tx_dead = true;
+next:
+		WRITE_ONCE(h->finding, finding);
+		h->iq_tail = tail;
+		WRITE_ONCE(h->out_cnt, out_cnt);
+		h->in_cnt = in_cnt;
+		WRITE_ONCE(h->visits, visits);
+		h->iq_inflight = head - tail;
+		WRITE_ONCE(h->checked_ns, now);
+	}
+	if (ctx->disabled || ctx->left)
+		scnprintf(ctx->msg, sizeof(ctx->msg),
+			  "receive stall: output ring disabled %#lx, left %#lx",
+			  ctx->disabled, ctx->left);
+	return tx_dead;
+}
+
+static void octep_health_work(struct work_struct *work)
+{
+	struct octep_dev *oct = container_of(to_delayed_work(work),
+					     struct octep_dev, health_work);
+	struct octep_health_ctx ctx = {};
+	bool tx_dead = false, again;
+
+	rtnl_lock();
+	again = oct->up;
+	if (oct->up && !oct->quiesced)
+		tx_dead = octep_health_check(oct, &ctx);
+	rtnl_unlock();
+
+	if (tx_dead)
+		octep_schedule_reset(oct);
+	if (ctx.disabled || ctx.left) {
+		atomic64_inc(&oct->rx_stall_reports);
+		netdev_warn(oct->netdev, "%s\n", ctx.msg);
+		/* Dump and recover under the devlink lock: outside RTNL. */
+		devlink_health_report(oct->rx_stall, ctx.msg, &ctx);
+	}
+	if (again)
+		queue_delayed_work(system_wq, &oct->health_work,
+				   msecs_to_jiffies(OCTEP_HEALTH_PERIOD_MS));
+}
+
+static void octep_reset_work(struct work_struct *work)
+{
+	struct octep_dev *oct = container_of(work, struct octep_dev,
+					     reset_work);
+	unsigned long mask;
+	unsigned int q;
+	int err;
+
+	rtnl_lock();
+	mask = atomic_long_xchg(&oct->rescue_mask, 0);
+	if (test_and_clear_bit(OCTEP_RESET_FULL, &oct->reset_flags) &&
+	    oct->up) {
+		atomic64_inc(&oct->ring_resets);
+		err = octep_reconfigure(oct, oct->num_rings, oct->rx_ring_size,
+					oct->tx_ring_size);
+		if (err)
+			netdev_err(oct->netdev, "ring reset failed: %d\n", err);
+		else
+			netdev_info(oct->netdev, "rings reset\n");
+		/* New rings: what the check saw of the old ones is void. */
+		for (q = 0; q < oct->max_rings; q++)
+			WRITE_ONCE(oct->qv[q].health.checked_ns, 0);
+		mask = 0;	/* the resume visited every ring */
+	}
+	if (mask && oct->up && !oct->quiesced) {
+		local_bh_disable();
+		for_each_set_bit(q, &mask, oct->num_rings) {
+			octep_qv_schedule(&oct->qv[q]);
+			atomic64_inc(&oct->ring_rescues);
+		}
+		local_bh_enable();
+	}
+	rtnl_unlock();
+}
+
+/**
+ * octep_tx_timeout() - ndo_tx_timeout: a transmit queue stopped too long
+ * @netdev: our netdev
+ * @txqueue: the queue
+ *
+ * Called by the stack's watchdog timer (softirq) after it printed its
+ * NETDEV WATCHDOG line. Counted, and the rings are reset from process
+ * context.
+ */
+void octep_tx_timeout(struct net_device *netdev, unsigned int txqueue)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+	struct octep_qvec *qv = &oct->qv[txqueue];
+
+	atomic64_inc(&oct->tx_timeouts);
+	netdev_warn(netdev,
+		    "transmit queue %u timed out: %u in flight, IN_ENABLE %llu, IN_CNTS %u: resetting the rings\n",
+		    txqueue, READ_ONCE(qv->iq.head) - READ_ONCE(qv->iq.tail),
+		    octep_rd64(oct, OCTEP_SDP_R_IN_ENABLE(txqueue)),
+		    octep_ring_rd(oct, OCTEP_SDP_R_IN_CNTS(txqueue)));
+	octep_schedule_reset(oct);
+}
+
+/* ---------------------------------------------------- the reporter */
+
+static void octep_health_fmsg_ring(struct octep_dev *oct,
+				   struct devlink_fmsg *fmsg, unsigned int q,
+				   u64 now)
+{
+	struct octep_qvec *qv = &oct->qv[q];
+	struct octep_ring_health *h = &qv->health;
+	const char *finding = READ_ONCE(h->finding);
+	u64 visits, passes, pmax, t;
+
+	octep_oq_visit_stats(&qv->oq, &visits, &passes, &pmax);
+	devlink_fmsg_obj_nest_start(fmsg);
+	devlink_fmsg_u32_pair_put(fmsg, "ring", q);
+	devlink_fmsg_bool_pair_put(fmsg, "out_enabled",
+				   octep_ring_on(oct, OCTEP_SDP_R_OUT_ENABLE(q)));
+	devlink_fmsg_bool_pair_put(fmsg, "in_enabled",
+				   octep_ring_on(oct, OCTEP_SDP_R_IN_ENABLE(q)));
+	devlink_fmsg_u32_pair_put(fmsg, "out_count",
+				  octep_ring_rd(oct, OCTEP_SDP_R_OUT_CNTS(q)));
+	devlink_fmsg_u32_pair_put(fmsg, "in_count",
+				  octep_ring_rd(oct, OCTEP_SDP_R_IN_CNTS(q)));
+	devlink_fmsg_u32_pair_put(fmsg, "buffers_posted",
+				  READ_ONCE(qv->oq.posted));
+	devlink_fmsg_u32_pair_put(fmsg, "tx_in_flight",
+				  READ_ONCE(qv->iq.head) - READ_ONCE(qv->iq.tail));
+	devlink_fmsg_u64_pair_put(fmsg, "visits", visits);
+	devlink_fmsg_u64_pair_put(fmsg, "passes", passes);
+	devlink_fmsg_u64_pair_put(fmsg, "passes_max", pmax);
+	devlink_fmsg_u64_pair_put(fmsg, "notes_left",
+				  atomic64_read(&qv->oq.oq_declined));
+	devlink_fmsg_u64_pair_put(fmsg, "rxwd_rescues",
+				  atomic64_read(&qv->oq.rxwd_rescues));
+	t = READ_ONCE(qv->enabled_ns);
+	if (t)
+		devlink_fmsg_u64_pair_put(fmsg, "last_visit_end_ms_ago",
+					  div_u64(now - t, NSEC_PER_MSEC));
+	else
+		devlink_fmsg_string_pair_put(fmsg, "last_visit_end_ms_ago",
+					     "never");
+	t = READ_ONCE(h->checked_ns);
+	if (t) {
+		devlink_fmsg_u64_pair_put(fmsg, "checked_ms_ago",
+					  div_u64(now - t, NSEC_PER_MSEC));
+		devlink_fmsg_u32_pair_put(fmsg, "checked_out_count",
+					  READ_ONCE(h->out_cnt));
+		devlink_fmsg_u64_pair_put(fmsg, "checked_visits",
+					  READ_ONCE(h->visits));
+	}
+	devlink_fmsg_string_pair_put(fmsg, "finding", finding ?: "none");
+	devlink_fmsg_u32_pair_put(fmsg, "rx_stalls", READ_ONCE(h->rx_stalls));
+	devlink_fmsg_u32_pair_put(fmsg, "tx_dead", READ_ONCE(h->tx_dead));
+	devlink_fmsg_obj_nest_end(fmsg);
+}
+
+/* Every ring pair in use; read without RTNL, so a value may be a check old. */
+static void octep_health_fmsg(struct octep_dev *oct, struct devlink_fmsg *fmsg)
+{
+	unsigned int q, n = min(READ_ONCE(oct->num_rings), oct->max_rings);
+	u64 now = ktime_get_ns();
+
+	devlink_fmsg_bool_pair_put(fmsg, "up", READ_ONCE(oct->up));
+	devlink_fmsg_u64_pair_put(fmsg, "tx_timeouts",
+				  atomic64_read(&oct->tx_timeouts));
+	devlink_fmsg_u64_pair_put(fmsg, "rx_stall_reports",
+				  atomic64_read(&oct->rx_stall_reports));
+	devlink_fmsg_u64_pair_put(fmsg, "ring_resets",
+				  atomic64_read(&oct->ring_resets));
+	devlink_fmsg_u64_pair_put(fmsg, "ring_rescues",
+				  atomic64_read(&oct->ring_rescues));
+	devlink_fmsg_arr_pair_nest_start(fmsg, "rings");
+	for (q = 0; q < n; q++)
+		octep_health_fmsg_ring(oct, fmsg, q, now);
+	devlink_fmsg_arr_pair_nest_end(fmsg);
+}
+
+static int octep_rx_stall_diagnose(struct devlink_health_reporter *reporter,
+				   struct devlink_fmsg *fmsg,
+				   struct netlink_ext_ack *extack)
+{
+	octep_health_fmsg(devlink_health_reporter_priv(reporter), fmsg);
+	return 0;
+}
+
+static int octep_rx_stall_dump(struct devlink_health_reporter *reporter,
+			       struct devlink_fmsg *fmsg, void *priv_ctx,
+			       struct netlink_ext_ack *extack)
+{
+	struct octep_health_ctx *ctx = priv_ctx;
+
+	if (ctx)
+		devlink_fmsg_string_pair_put(fmsg, "reported", ctx->msg);
+	octep_health_fmsg(devlink_health_reporter_priv(reporter), fmsg);
+	return 0;
+}
+
+/*
+ * Under the devlink lock: only queue the work (see the top of this file).
+ * A report's left rings get a visit; a disabled ring, or a recover asked
+ * for by hand (no context), a reset of the rings.
+ */
+static int octep_rx_stall_recover(struct devlink_health_reporter *reporter,
+				  void *priv_ctx, struct netlink_ext_ack *extack)
+{
+	struct octep_dev *oct = devlink_health_reporter_priv(reporter);
+	struct octep_health_ctx *ctx = priv_ctx;
+
+	if (!ctx || ctx->disabled) {
+		octep_schedule_reset(oct);
+		return 0;
+	}
+	atomic_long_or(ctx->left, &oct->rescue_mask);
+	schedule_work(&oct->reset_work);
+	return 0;
+}
+
+static const struct devlink_health_reporter_ops octep_rx_stall_ops = {
+	.name = "rx_stall",
+	.diagnose = octep_rx_stall_diagnose,
+	.dump = octep_rx_stall_dump,
+	.recover = octep_rx_stall_recover,
+};
+
+/**
+ * octep_health_init() - the works and the devlink health reporter
+ * @oct: device, its devlink instance allocated
+ *
+ * Return: 0 or a negative errno.
+ */
+int octep_health_init(struct octep_dev *oct)
+{
+	INIT_DELAYED_WORK(&oct->health_work, octep_health_work);
+	INIT_WORK(&oct->reset_work, octep_reset_work);
+	/* No grace period: every report is recovered (devlink health set). */
+	oct->rx_stall = devlink_health_reporter_create(oct->devlink,
+						       &octep_rx_stall_ops, 0,
+						       oct);
+	if (IS_ERR(oct->rx_stall)) {
+		int err = PTR_ERR(oct->rx_stall);
+
+		oct->rx_stall = NULL;
+		return err;
+	}
+	return 0;
+}
+
+/**
+ * octep_health_fini() - undo octep_health_init()
+ * @oct: device, the works cancelled (octep_health_cancel())
+ */
+void octep_health_fini(struct octep_dev *oct)
+{
+	if (oct->rx_stall)
+		devlink_health_reporter_destroy(oct->rx_stall);
+	oct->rx_stall = NULL;
+}
+
+/**
+ * octep_health_start() - start the health check; the datapath just came up
+ * @oct: device, under RTNL
+ */
+void octep_health_start(struct octep_dev *oct)
+{
+	unsigned int q;
+
+	ASSERT_RTNL();
+	for (q = 0; q < oct->max_rings; q++)
+		WRITE_ONCE(oct->qv[q].health.checked_ns, 0);
+	mod_delayed_work(system_wq, &oct->health_work,
+			 msecs_to_jiffies(OCTEP_HEALTH_PERIOD_MS));
+}
+
+/**
+ * octep_health_cancel() - stop the works for good
+ * @oct: device, its netdev unregistered (nothing can queue them again but
+ *	themselves, and the cancel waits that out)
+ */
+void octep_health_cancel(struct octep_dev *oct)
+{
+	/* The check first: its report may queue the reset work. */
+	cancel_delayed_work_sync(&oct->health_work);
+	cancel_work_sync(&oct->reset_work);
+}
