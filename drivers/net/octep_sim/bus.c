@@ -31,17 +31,43 @@ static struct osim_dev *osim_find(unsigned int id)
 
 static const struct bus_type osim_bus;
 
+/*
+ * "ID [NUM_RINGS]": each a whole u32 in any base kstrtouint() takes (10,
+ * 0x16, 010); a sign, an overflow or anything after them is refused.
+ */
+static int osim_parse_new(const char *buf, unsigned int *id,
+			  unsigned int *rings)
+{
+	char tmp[48], *p = tmp, *tok[3];
+	unsigned int *val[2] = { id, rings };
+	int n = 0, i, err;
+
+	if (strscpy(tmp, buf, sizeof(tmp)) < 0)
+		return -EINVAL;
+	while (n < 3 && (tok[n] = strsep(&p, " \t\n")))
+		if (*tok[n])
+			n++;
+	if (n < 1 || n > 2)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		err = kstrtouint(tok[i], 0, val[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static ssize_t new_device_store(const struct bus_type *bus, const char *buf,
 				size_t count)
 {
 	unsigned int id, rings = 1;
 	struct osim_dev *dev;
-	char extra;
-	int n, err;
+	int err;
 
-	n = sscanf(buf, "%u %u %c", &id, &rings, &extra);
-	if (n < 1 || n > 2) {
-		pr_err("octep_sim: new_device takes \"ID [NUM_RINGS]\"\n");
+	err = osim_parse_new(buf, &id, &rings);
+	if (err) {
+		pr_err("octep_sim: new_device takes \"ID [NUM_RINGS]\", unsigned 32-bit numbers: %d\n",
+		       err);
 		return -EINVAL;
 	}
 	if (id > OSIM_MAX_ID) {

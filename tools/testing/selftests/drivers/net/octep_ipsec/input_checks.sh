@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The small items of issue 17.5, each refused with a clear error or made to
+# work:
+#  - new_device takes "ID [NUM_RINGS]" as whole unsigned 32-bit numbers in
+#    any base kstrtouint() reads: "0 4294967297" and "5 -1" are refused (they
+#    made a device with 1 ring), "0x10" is device 16 (it was device 0);
+
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/ipsec_lib.inc"
+require_cmd ip ethtool devlink
+
+ktap_plan 8
+
+NEW=/sys/bus/octep_sim/new_device
+DEL=/sys/bus/octep_sim/del_device
+
+ipsec_prepare
+check "modules load" octep_load || ktap_finish
+
+# new_refused ARG: writing ARG to new_device fails and makes no device.
+new_refused()
+{
+	local before after
+
+	before=$(ls /sys/bus/octep_sim/devices | wc -l)
+	if echo "$1" >"$NEW" 2>/dev/null; then
+		ktap_fail "new_device refuses \"$1\"" \
+			"accepted: $(ls /sys/bus/octep_sim/devices)"
+		for d in /sys/bus/octep_sim/devices/octep_sim*; do
+			echo "${d##*octep_sim}" >"$DEL"
+		done
+		return
+	fi
+	after=$(ls /sys/bus/octep_sim/devices | wc -l)
+	if [ "$after" = "$before" ]; then
+		ktap_ok "new_device refuses \"$1\""
+	else
+		ktap_fail "new_device refuses \"$1\"" "a device appeared"
+	fi
+}
+new_refused "0 4294967297"
+new_refused "5 -1"
+new_refused "7 2 x"
+if echo "0x10" >"$NEW" 2>/dev/null && [ -d /sys/bus/octep_sim/devices/octep_sim16 ] &&
+   [ ! -d /sys/bus/octep_sim/devices/octep_sim0 ]; then
+	ktap_ok "new_device \"0x10\" is device 16"
+else
+	ktap_fail "new_device \"0x10\" is device 16" "$(ls /sys/bus/octep_sim/devices)"
+fi
+for d in /sys/bus/octep_sim/devices/octep_sim*; do
+	[ -e "$d" ] && echo "${d##*octep_sim}" >"$DEL"
+done
+
+check "device 0 with 1 ring" octep_new 0 1 || ktap_finish
+check "peer namespace behind the wire" peer_setup || ktap_finish
+
+kernel_log_clean "no splat"
+ktap_finish
