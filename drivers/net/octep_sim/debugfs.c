@@ -480,8 +480,6 @@ static int osim_stub_start(struct osim_dev *dev, u32 rsize, u32 bufsize)
 
 	if (st->active)
 		return -EBUSY;
-	if (READ_ONCE(dev->asdp->sdp.adev.dev.driver))
-		return -EBUSY;	/* a driver owns the rings */
 	if (!rsize || rsize > 4096 || bufsize < 64 ||
 	    bufsize > FIELD_MAX(OCTEP_SDP_OUT_CTL_BUFSIZE))
 		return -EINVAL;
@@ -644,12 +642,22 @@ static ssize_t osim_stub_write(struct file *f, const char __user *ubuf,
 		return len;
 	}
 	mutex_lock(&dev->stub_lock);
-	if (!strcmp(cmd, "start") && n == 3)
-		err = osim_stub_start(dev, a, b);
-	else if (!strcmp(cmd, "tx") && n == 3)
+	if (!strcmp(cmd, "start") && n == 3) {
+		struct device *adev = &dev->asdp->sdp.adev.dev;
+
+		/*
+		 * A driver owns the rings. Under the device lock, which the
+		 * driver core holds across a probe: a bind that comes after
+		 * sees the rings enabled and refuses (octep_ipsec checks).
+		 */
+		device_lock(adev);
+		err = adev->driver ? -EBUSY : osim_stub_start(dev, a, b);
+		device_unlock(adev);
+	} else if (!strcmp(cmd, "tx") && n == 3) {
 		err = osim_stub_tx(dev, a, b);
-	else
+	} else {
 		err = -EINVAL;
+	}
 	mutex_unlock(&dev->stub_lock);
 	return err ? err : len;
 }

@@ -140,12 +140,41 @@ void octep_core_remove(struct octep_dev *oct)
 
 /* ------------------------------------------------ auxiliary: octep_sim */
 
+/*
+ * A ring enabled before we program any is in use by another agent on the
+ * block: on the model, its host stub (debugfs host_stub "start"), which
+ * refuses to start while a driver is bound. Binding by hand through sysfs
+ * would otherwise take its rings from under it. The driver core holds the
+ * device lock across probe, and the stub checks for a driver under the
+ * same lock, so one of the two always sees the other.
+ */
+static bool octep_aux_rings_in_use(struct octep_sdp_dev *sdp)
+{
+	unsigned int q, n = min_t(unsigned int, sdp->num_rings,
+				  OCTEP_SDP_MAX_RINGS);
+
+	if (!sdp->ops)
+		return false;	/* octep_core_probe() refuses it */
+	for (q = 0; q < n; q++)
+		if ((sdp->ops->read64(sdp, OCTEP_SDP_R_OUT_ENABLE(q)) |
+		     sdp->ops->read64(sdp, OCTEP_SDP_R_IN_ENABLE(q))) &
+		    OCTEP_SDP_RING_ENABLE)
+			return true;
+	return false;
+}
+
 static int octep_aux_probe(struct auxiliary_device *adev,
 			   const struct auxiliary_device_id *id)
 {
+	struct octep_sdp_dev *sdp = to_octep_sdp_dev(adev);
 	struct octep_dev *oct;
 
-	oct = octep_core_probe(&adev->dev, to_octep_sdp_dev(adev));
+	if (octep_aux_rings_in_use(sdp)) {
+		dev_err(&adev->dev,
+			"the block's rings are enabled by another user (the model's host_stub?): not binding\n");
+		return -EBUSY;
+	}
+	oct = octep_core_probe(&adev->dev, sdp);
 	if (IS_ERR(oct))
 		return PTR_ERR(oct);
 	auxiliary_set_drvdata(adev, oct);

@@ -6,12 +6,14 @@
 #  - new_device takes "ID [NUM_RINGS]" as whole unsigned 32-bit numbers in
 #    any base kstrtouint() reads: "0 4294967297" and "5 -1" are refused (they
 #    made a device with 1 ring), "0x10" is device 16 (it was device 0);
+#  - with the model's host stub started, binding the driver by hand through
+#    sysfs is refused, and works again once the stub has stopped.
 
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
 require_cmd ip ethtool devlink
 
-ktap_plan 8
+ktap_plan 11
 
 NEW=/sys/bus/octep_sim/new_device
 DEL=/sys/bus/octep_sim/del_device
@@ -55,6 +57,30 @@ done
 
 check "device 0 with 1 ring" octep_new 0 1 || ktap_finish
 check "peer namespace behind the wire" peer_setup || ktap_finish
+
+# ------------------------------------------------ host stub and bind
+
+ADEV=octep_sim.sdp.0
+DRV=/sys/bus/auxiliary/drivers/octep_ipsec.ipsec
+peer_teardown
+if echo "$ADEV" >"$DRV/unbind" && echo "start 64 2048" >"$SIM_DBG/host_stub"; then
+	ktap_ok "driver unbound, host stub started"
+else
+	ktap_fail "driver unbound, host stub started"
+fi
+if echo "$ADEV" >"$DRV/bind" 2>/dev/null; then
+	ktap_fail "binding by hand while the stub runs is refused" "bound"
+	echo "$ADEV" >"$DRV/unbind"
+else
+	ktap_ok "binding by hand while the stub runs is refused"
+fi
+echo stop >"$SIM_DBG/host_stub"
+if echo "$ADEV" >"$DRV/bind" &&
+   wait_for "$OCTEP_WAIT" lib_one_netdev "/sys/bus/octep_sim/devices/octep_sim0/$ADEV/net"; then
+	ktap_ok "after the stub stops, the driver binds again"
+else
+	ktap_fail "after the stub stops, the driver binds again"
+fi
 
 kernel_log_clean "no splat"
 ktap_finish
