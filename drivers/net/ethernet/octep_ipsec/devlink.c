@@ -32,9 +32,15 @@ static int octep_param_check(u32 id, const union devlink_param_value *val,
 {
 	switch (id) {
 	case OCTEP_DEVLINK_PARAM_ID_RXWD_PERIOD_US:
-		if (val->vu32 > OCTEP_RXWD_PERIOD_MAX_US) {
+		/*
+		 * Below the minimum the timer would fire tens of thousands
+		 * of times a second, each tick reading every ring's count.
+		 */
+		if (val->vu32 > OCTEP_RXWD_PERIOD_MAX_US ||
+		    (val->vu32 && val->vu32 < OCTEP_RXWD_PERIOD_MIN_US)) {
 			NL_SET_ERR_MSG_FMT_MOD(extack,
-					       "rxwd_period_us is at most %u (0 turns the period off)",
+					       "rxwd_period_us is %u to %u (0 turns the period off)",
+					       OCTEP_RXWD_PERIOD_MIN_US,
 					       OCTEP_RXWD_PERIOD_MAX_US);
 			return -EINVAL;
 		}

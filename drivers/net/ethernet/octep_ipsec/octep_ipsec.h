@@ -45,6 +45,7 @@
 /* Watchdog: default period, and how soon "the next tick" comes. */
 #define OCTEP_RXWD_PERIOD_DEF_US 50000
 #define OCTEP_RXWD_PERIOD_MAX_US 10000000
+#define OCTEP_RXWD_PERIOD_MIN_US 100
 #define OCTEP_RXWD_TICK_US	1000
 
 /* ndo_tx_timeout after a queue stopped this long (the health check: 3x). */

@@ -6,6 +6,7 @@
 #  - new_device takes "ID [NUM_RINGS]" as whole unsigned 32-bit numbers in
 #    any base kstrtouint() reads: "0 4294967297" and "5 -1" are refused (they
 #    made a device with 1 ring), "0x10" is device 16 (it was device 0);
+#  - rxwd_period_us below 100 us (but not 0, off) is refused with a message;
 #  - with the model's host stub started, binding the driver by hand through
 #    sysfs is refused, and works again once the stub has stopped.
 
@@ -13,7 +14,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
 require_cmd ip ethtool devlink
 
-ktap_plan 11
+ktap_plan 13
 
 NEW=/sys/bus/octep_sim/new_device
 DEL=/sys/bus/octep_sim/del_device
@@ -57,6 +58,24 @@ done
 
 check "device 0 with 1 ring" octep_new 0 1 || ktap_finish
 check "peer namespace behind the wire" peer_setup || ktap_finish
+
+# ------------------------------------------------ rxwd_period_us
+
+out=$(devlink dev param set "$DL_DEV" name rxwd_period_us value 1 cmode runtime 2>&1)
+p=$(devlink dev param show "$DL_DEV" name rxwd_period_us |
+	grep -o "value [0-9]*" | awk '{ print $2 }')
+if [ -n "$out" ] && grep -q "rxwd_period_us is 100 to" <<<"$out" && [ "$p" = 50000 ]; then
+	ktap_ok "rxwd_period_us 1 is refused with a message"
+else
+	ktap_fail "rxwd_period_us 1 is refused with a message" "'$out', value $p"
+fi
+if devlink dev param set "$DL_DEV" name rxwd_period_us value 100 cmode runtime &&
+   devlink dev param set "$DL_DEV" name rxwd_period_us value 0 cmode runtime &&
+   devlink dev param set "$DL_DEV" name rxwd_period_us value 50000 cmode runtime; then
+	ktap_ok "rxwd_period_us 100 and 0 are taken"
+else
+	ktap_fail "rxwd_period_us 100 and 0 are taken"
+fi
 
 # ------------------------------------------------ host stub and bind
 
