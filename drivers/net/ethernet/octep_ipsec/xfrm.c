@@ -291,7 +291,13 @@ static void octep_ipsec_fill(const struct xfrm_state *x,
 	if (x->props.flags & XFRM_STATE_ESN)
 		fl->flags |= OCTEP_SDP_FLOW_F_ESN;
 	fl->spi = x->id.spi;
-	fl->replay_window = cpu_to_le32(octep_ipsec_replay_window(x));
+	/*
+	 * The window is the receiver's: an outbound state's is not the
+	 * block's business (and may be larger than it takes, as an ESN
+	 * state's often is).
+	 */
+	if (x->xso.dir == XFRM_DEV_OFFLOAD_IN)
+		fl->replay_window = cpu_to_le32(octep_ipsec_replay_window(x));
 	memcpy(fl->key, x->aead->alg_key, klen);
 	memcpy(fl->salt, x->aead->alg_key + klen, 4);
 	if (x->replay_esn) {

@@ -7,6 +7,8 @@
 #    any base kstrtouint() reads: "0 4294967297" and "5 -1" are refused (they
 #    made a device with 1 ring), "0x10" is device 16 (it was device 0);
 #  - rxwd_period_us below 100 us (but not 0, off) is refused with a message;
+#  - an outbound ESN state with a replay window above the block's 1024 is
+#    offloaded (the window is the receiver's; it was refused by the block);
 #  - with the model's host stub started, binding the driver by hand through
 #    sysfs is refused, and works again once the stub has stopped.
 
@@ -14,7 +16,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
 require_cmd ip ethtool devlink
 
-ktap_plan 13
+ktap_plan 14
 
 NEW=/sys/bus/octep_sim/new_device
 DEL=/sys/bus/octep_sim/del_device
@@ -76,6 +78,21 @@ if devlink dev param set "$DL_DEV" name rxwd_period_us value 100 cmode runtime &
 else
 	ktap_fail "rxwd_period_us 100 and 0 are taken"
 fi
+
+# ------------------------------------------------ xfrm
+
+ipsec_case transport 4
+GCM="aead rfc4106(gcm(aes))"
+out=$(ip xfrm state add src "$O_H" dst "$O_P" proto esp spi 0x4001 reqid 1 \
+	mode transport flag esn replay-window 1025 $GCM "$IPSEC_K128" 128 \
+	offload dev "$HOST_IF" dir out 2>&1)
+if ipsec_offloaded 0x4001 "$O_H" "$O_P"; then
+	ktap_ok "outbound ESN, replay-window 1025: offloaded"
+else
+	ktap_fail "outbound ESN, replay-window 1025: offloaded" "$out"
+fi
+
+ip xfrm state flush
 
 # ------------------------------------------------ host stub and bind
 
