@@ -408,6 +408,20 @@ static int octep_ipsec_state_add(struct net_device *dev, struct xfrm_state *x,
 	err = octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_ADD, &fl,
 			      sizeof(fl), &handle, sizeof(handle));
 	memzero_explicit(&fl, sizeof(fl));
+	if (err == -EEXIST && sa->type == XFRM_DEV_OFFLOAD_CRYPTO) {
+		/*
+		 * The block holds one inbound entry per SPI and destination.
+		 * This is ip xfrm state update's new copy of an offloaded
+		 * state (the update is applied to the old one, which keeps
+		 * its entry, and the copy is dropped), a duplicate the stack
+		 * refuses anyway, or an entry the block kept: the host can
+		 * carry it.
+		 */
+		kfree(sa);
+		NL_SET_ERR_MSG_MOD(extack,
+				   "An inbound state with this SPI and destination is already in the flow table: this one is left to the host");
+		return -EOPNOTSUPP;
+	}
 	if (err) {
 		kfree(sa);
 		return octep_ipsec_mbox_errmsg(err, "flow add", extack);

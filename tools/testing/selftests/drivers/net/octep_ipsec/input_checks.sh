@@ -9,6 +9,8 @@
 #  - rxwd_period_us below 100 us (but not 0, off) is refused with a message;
 #  - an outbound ESN state with a replay window above the block's 1024 is
 #    offloaded (the window is the receiver's; it was refused by the block);
+#  - ip xfrm state update of an offloaded inbound (crypto) state works, and
+#    the state stays offloaded (it failed: "already offloaded");
 #  - with the model's host stub started, binding the driver by hand through
 #    sysfs is refused, and works again once the stub has stopped.
 
@@ -16,7 +18,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
 require_cmd ip ethtool devlink
 
-ktap_plan 14
+ktap_plan 15
 
 NEW=/sys/bus/octep_sim/new_device
 DEL=/sys/bus/octep_sim/del_device
@@ -92,6 +94,24 @@ else
 	ktap_fail "outbound ESN, replay-window 1025: offloaded" "$out"
 fi
 
+in_sa()
+{
+	ip xfrm state "$1" src "$O_P" dst "$O_H" proto esp spi 0x4002 reqid 1 \
+		mode transport $GCM "$IPSEC_K128" 128 "${@:2}" \
+		offload dev "$HOST_IF" dir in 2>&1
+}
+out=$(in_sa add)
+ipsec_offloaded 0x4002 "$O_P" "$O_H" ||
+	ktap_diag "the inbound state was not offloaded: $out"
+out=$(in_sa update limit time-hard 3600)
+rc=$?
+st=$(ip -s xfrm state get src "$O_P" dst "$O_H" proto esp spi 0x4002 2>&1)
+if [ "$rc" = 0 ] && ipsec_offloaded 0x4002 "$O_P" "$O_H" &&
+   grep -q "expire add: soft 0(sec), hard 3600(sec)" <<<"$st"; then
+	ktap_ok "ip xfrm state update of an offloaded inbound state: applied, still offloaded"
+else
+	ktap_fail "ip xfrm state update of an offloaded inbound state" "exit $rc: $out; $st"
+fi
 ip xfrm state flush
 
 # ------------------------------------------------ host stub and bind
