@@ -7,6 +7,8 @@
 #    any base kstrtouint() reads: "0 4294967297" and "5 -1" are refused (they
 #    made a device with 1 ring), "0x10" is device 16 (it was device 0);
 #  - rxwd_period_us below 100 us (but not 0, off) is refused with a message;
+#  - the MTU goes up to the driver's maximum, 3678 with 4 KiB pages, and
+#    not beyond;
 #  - an outbound ESN state with a replay window above the block's 1024 is
 #    offloaded (the window is the receiver's; it was refused by the block);
 #  - ip xfrm state update of an offloaded inbound (crypto) state works, and
@@ -18,7 +20,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
 require_cmd ip ethtool devlink
 
-ktap_plan 15
+ktap_plan 16
 
 NEW=/sys/bus/octep_sim/new_device
 DEL=/sys/bus/octep_sim/del_device
@@ -80,6 +82,15 @@ if devlink dev param set "$DL_DEV" name rxwd_period_us value 100 cmode runtime &
 else
 	ktap_fail "rxwd_period_us 100 and 0 are taken"
 fi
+
+# ------------------------------------------------ MTU
+
+if ip link set "$HOST_IF" mtu 3678 && ! ip link set "$HOST_IF" mtu 3679 2>/dev/null; then
+	ktap_ok "MTU 3678 is the maximum"
+else
+	ktap_fail "MTU 3678 is the maximum" "$(ip -d link show "$HOST_IF")"
+fi
+ip link set "$HOST_IF" mtu 1500
 
 # ------------------------------------------------ xfrm
 
