@@ -285,7 +285,28 @@ enum octep_sdp_mbox_cmd {
 	OCTEP_SDP_MBOX_FLOW_DEL = 3,
 	OCTEP_SDP_MBOX_FLOW_STATS = 4,
 	OCTEP_SDP_MBOX_FLOW_UPDATE = 5,
+	OCTEP_SDP_MBOX_FLOW_DEL_MANY = 6,	/* OCTEP_SDP_FEAT_DEL_MANY */
+	OCTEP_SDP_MBOX_FLOW_LIST = 7,		/* OCTEP_SDP_FEAT_LIST */
 };
+
+/*
+ * FLOW_DEL_MANY: word 0 of the request is the count n (1 to
+ * OCTEP_SDP_MBOX_DEL_MANY_MAX), then the n handles, two to a word (the
+ * first in the low half). The response body after the status is one word:
+ * bit i set when handle i named no entry (the others are deleted). One
+ * request for a batch: the block waits for its datapath to let go of the
+ * entries once per batch, not once per entry.
+ *
+ * FLOW_LIST: request word 0 is a cursor, 0 to start. The response body
+ * after the status: word 0 the cursor to pass next, with
+ * OCTEP_SDP_MBOX_LIST_DONE set when there is nothing after; word 1 the
+ * count n (at most OCTEP_SDP_MBOX_LIST_MAX); then n handles of installed
+ * entries, two to a word. Lets the host find entries it no longer knows
+ * of (a delete or an add whose response it did not get) and free them.
+ */
+#define OCTEP_SDP_MBOX_DEL_MANY_MAX	((OCTEP_SDP_MBOX_MAX_BODY - 1) * 2)
+#define OCTEP_SDP_MBOX_LIST_MAX		((OCTEP_SDP_MBOX_MAX_BODY - 3) * 2)
+#define OCTEP_SDP_MBOX_LIST_DONE	BIT_ULL(32)
 
 /*
  * Every response body starts with a status word: 0 or a positive errno
@@ -317,6 +338,8 @@ struct octep_sdp_mbox_info {
 #define OCTEP_SDP_FEAT_ESN		BIT(2)
 #define OCTEP_SDP_FEAT_TUNNEL		BIT(3)
 #define OCTEP_SDP_FEAT_IPV6		BIT(4)
+#define OCTEP_SDP_FEAT_DEL_MANY		BIT(5)	/* FLOW_DEL_MANY */
+#define OCTEP_SDP_FEAT_LIST		BIT(6)	/* FLOW_LIST */
 
 #define OCTEP_SDP_FLOW_DIR_IN		1
 #define OCTEP_SDP_FLOW_DIR_OUT		2

@@ -248,9 +248,16 @@ static int osim_flow_add(struct osim_ipsec *ips,
 		status = -EEXIST;
 		goto err_unlock;
 	}
-	err = xa_alloc(&ips->flows[d], &id, f,
-		       XA_LIMIT(1, OSIM_FLOW_CAP_MAX), GFP_KERNEL);
-	if (err) {
+	/*
+	 * Cyclic, as a block with a handle generation would: a handle just
+	 * freed is not given out again soon, so a host that retries the
+	 * delete of an entry that is gone (its response was lost) does not
+	 * hit a newer one.
+	 */
+	err = xa_alloc_cyclic(&ips->flows[d], &id, f,
+			      XA_LIMIT(1, OSIM_FLOW_CAP_MAX), &ips->next_id[d],
+			      GFP_KERNEL);
+	if (err < 0) {
 		status = err == -EBUSY ? -ENOSPC : -ENOMEM;
 		goto err_unlock;
 	}
@@ -304,6 +311,76 @@ static int osim_flow_del(struct osim_ipsec *ips, u32 handle)
 	/* The engine may be inside the entry: wait it out. */
 	synchronize_rcu();
 	osim_flow_free(f);
+	return 0;
+}
+
+/* FLOW_DEL_MANY: one grace period for the whole batch. */
+static int osim_flow_del_many(struct osim_ipsec *ips, const __le64 *req,
+			      unsigned int req_words, __le64 *resp)
+{
+	u64 n = le64_to_cpu(req[0]), missing = 0;
+	struct osim_flow *f, *tmp;
+	LIST_HEAD(dead);
+	unsigned int i;
+	u32 handle;
+
+	if (!n || n > OCTEP_SDP_MBOX_DEL_MANY_MAX ||
+	    req_words < 1 + DIV_ROUND_UP(n, 2))
+		return -EINVAL;
+	mutex_lock(&ips->table_lock);
+	for (i = 0; i < n; i++) {
+		handle = (u32)(le64_to_cpu(req[1 + i / 2]) >> (i % 2 * 32));
+		f = osim_flow_get(ips, handle);
+		if (!f) {
+			missing |= BIT_ULL(i);
+			continue;
+		}
+		osim_flow_unlink(ips, f);
+		list_add(&f->dead, &dead);
+	}
+	mutex_unlock(&ips->table_lock);
+	if (!list_empty(&dead))
+		synchronize_rcu();
+	list_for_each_entry_safe(f, tmp, &dead, dead)
+		osim_flow_free(f);
+	resp[0] = cpu_to_le64(missing);
+	return 0;
+}
+
+/*
+ * FLOW_LIST: the cursor is the next handle to look at, inbound ones first
+ * (their handles are below OSIM_FLOW_H_OUT).
+ */
+static int osim_flow_list(struct osim_ipsec *ips, u64 cursor, __le64 *resp,
+			  unsigned int *resp_words)
+{
+	u32 cur = (u32)cursor, n = 0;
+	unsigned long idx;
+	struct osim_flow *f;
+	u64 next = OCTEP_SDP_MBOX_LIST_DONE;
+	int d;
+
+	memset(resp, 0, (2 + OCTEP_SDP_MBOX_LIST_MAX / 2) * 8);
+	mutex_lock(&ips->table_lock);
+	for (d = cur & OSIM_FLOW_H_OUT ? OSIM_FLOW_OUT : OSIM_FLOW_IN;
+	     d <= OSIM_FLOW_OUT; d++) {
+		idx = d == OSIM_FLOW_OUT && !(cur & OSIM_FLOW_H_OUT) ? 0 :
+		      cur & ~OSIM_FLOW_H_OUT;
+		xa_for_each_start(&ips->flows[d], idx, f, idx) {
+			if (n == OCTEP_SDP_MBOX_LIST_MAX) {
+				next = f->handle;
+				goto out;
+			}
+			resp[2 + n / 2] |= cpu_to_le64((u64)f->handle <<
+						       (n % 2 * 32));
+			n++;
+		}
+	}
+out:
+	mutex_unlock(&ips->table_lock);
+	resp[0] = cpu_to_le64(next);
+	resp[1] = cpu_to_le64(n);
+	*resp_words = 2 + DIV_ROUND_UP(n, 2);
 	return 0;
 }
 
@@ -404,6 +481,18 @@ int osim_flow_cmd(struct osim_ipsec *ips, u8 cmd, const __le64 *req,
 		if (req_words < 1)
 			return -EINVAL;
 		return osim_flow_del(ips, (u32)le64_to_cpu(req[0]));
+	case OCTEP_SDP_MBOX_FLOW_DEL_MANY:
+		if (req_words < 1)
+			return -EINVAL;
+		status = osim_flow_del_many(ips, req, req_words, resp);
+		if (!status)
+			*resp_words = 1;
+		return status;
+	case OCTEP_SDP_MBOX_FLOW_LIST:
+		if (req_words < 1)
+			return -EINVAL;
+		return osim_flow_list(ips, le64_to_cpu(req[0]), resp,
+				      resp_words);
 	case OCTEP_SDP_MBOX_FLOW_STATS:
 		if (req_words < 1)
 			return -EINVAL;

@@ -109,6 +109,7 @@ struct osim_flow {
  * @in_hash: inbound entries by SPI, for the engine (RCU)
  * @cap: capacity each way (debugfs, applies to later adds)
  * @used: entries installed each way
+ * @next_id: where each way's cyclic handle allocation goes on
  * @cnt: datapath counters, enum osim_ipsec_cnt
  * @warm: a cipher kept allocated so that adding an entry finds the
  *	algorithm instantiated (and self-tested) already
@@ -141,6 +142,7 @@ struct osim_ipsec {
 	DECLARE_HASHTABLE(in_hash, OSIM_FLOW_HBITS);
 	u32 cap[2];
 	u32 used[2];
+	u32 next_id[2];
 
 	atomic64_t cnt[16];
 	struct crypto_aead *warm;

@@ -302,7 +302,8 @@ int osim_ipsec_init(struct osim_dev *dev)
 	ips->dev = dev;
 	ips->features = OCTEP_SDP_FEAT_CRYPTO | OCTEP_SDP_FEAT_PACKET |
 			OCTEP_SDP_FEAT_ESN | OCTEP_SDP_FEAT_TUNNEL |
-			OCTEP_SDP_FEAT_IPV6;
+			OCTEP_SDP_FEAT_IPV6 | OCTEP_SDP_FEAT_DEL_MANY |
+			OCTEP_SDP_FEAT_LIST;
 	spin_lock_init(&ips->mbox_lock);
 	INIT_DELAYED_WORK(&ips->mbox_work, osim_mbox_work);
 	osim_flow_table_init(ips);
