@@ -11,6 +11,7 @@
 #include <linux/list.h>
 #include <linux/octep_sdp.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <net/devlink.h>
@@ -18,13 +19,12 @@
 struct octep_dev;
 struct octep_iq;
 struct octep_oq;
+struct octep_ipsec_sa;
 struct net_device;
 struct sk_buff;
 
 /* How long a mailbox request waits for its response. */
 #define OCTEP_MBOX_TIMEOUT_MS	3000
-
-#define OCTEP_MBOX_ORPHANS	16
 
 /**
  * struct octep_mbox - the host side of the control mailbox
@@ -37,9 +37,8 @@ struct sk_buff;
  * @h2c_size: H2C queue size in words
  * @c2h_size: C2H queue size in words
  * @irq: the mailbox interrupt
- * @orphans: handles of entries added by FLOW_ADDs whose caller gave up
- * @n_orphans: how many are in @orphans
- * @orphan_work: queued when one is noted (it deletes them)
+ * @leaked: called (under @lock, from the interrupt handler) when a FLOW_ADD
+ *	answered with success after its caller gave up: an entry nobody owns
  * @ready: requests may be sent
  * @requests: requests sent
  * @timeouts: requests whose response did not come in time
@@ -56,9 +55,7 @@ struct octep_mbox {
 	u32 h2c_size;
 	u32 c2h_size;
 	int irq;
-	u32 orphans[OCTEP_MBOX_ORPHANS];
-	unsigned int n_orphans;
-	struct work_struct *orphan_work;
+	void (*leaked)(struct octep_mbox *mb);
 	bool ready;
 	atomic64_t requests;
 	atomic64_t timeouts;
@@ -68,7 +65,6 @@ struct octep_mbox {
 
 int octep_mbox_init(struct octep_mbox *mb, struct octep_dev *oct, int irq);
 void octep_mbox_fini(struct octep_mbox *mb);
-bool octep_mbox_take_orphan(struct octep_mbox *mb, u32 *handle);
 int octep_mbox_call(struct octep_mbox *mb, u8 cmd, const void *req,
 		    size_t req_len, void *resp, size_t resp_len);
 
@@ -107,9 +103,27 @@ enum octep_ipsec_cnt {
  * @n_in_pols: how many; read locklessly by octep_ipsec_rx_wanted()
  * @pols: every policy offloaded here, until it is freed
  * @in_sas: inbound states by handle, for the receive path (RCU)
- * @dead: handles whose entries are still to be deleted in the block
- * @del_work: deletes them (state_free may not sleep)
+ * @owned: every state that has an entry in the block, by handle, live or
+ *	dead (struct octep_ipsec_sa); changed under @lock, read under RCU
+ *	or @lock; an entry is freed only after it leaves @owned
+ * @dead: freed states whose entries are still to be deleted in the block
+ * @n_dead: how many are on @dead or in ctl_work's batch (deletes not done)
+ * @orphans: freed states whose delete failed: kept for a resync
+ * @n_orphans: how many are on @orphans
+ * @flags: OCTEP_IPSEC_F_*
+ * @dying: the device goes away: the worker tries once and stops
+ * @adds_inflight: flow adds sent whose entry is not yet in @owned
+ * @add_seq: flow adds started; a resync frees nothing if it moved
+ * @del_batches: delete batches done (read locklessly by a waiting add)
+ * @ctl_fails: consecutive worker runs that could not finish (back-off)
+ * @drained: woken after each delete batch
+ * @ctl_work: deletes the entries of @dead in batches, resyncs, sends ESN
+ *	updates; nobody waits for it but removal
+ * @batch: @ctl_work's batch of states being deleted
  * @stats_work: refreshes per-state counters from the block
+ * @orphans_total: entries that leaked (failed deletes, late adds)
+ * @resyncs: resyncs with the block done
+ * @resync_freed: leaked entries a resync freed (deleted, or found gone)
  * @cnt: enum octep_ipsec_cnt
  */
 struct octep_ipsec {
@@ -126,11 +140,29 @@ struct octep_ipsec {
 	unsigned int n_in_pols;
 	struct list_head pols;
 	struct xarray in_sas;
+	struct xarray owned;
 	struct list_head dead;
-	struct work_struct del_work;
+	unsigned int n_dead;
+	struct list_head orphans;
+	unsigned int n_orphans;
+	unsigned long flags;
+	bool dying;
+	atomic_t adds_inflight;
+	atomic_t add_seq;
+	unsigned long del_batches;
+	unsigned int ctl_fails;
+	wait_queue_head_t drained;
+	struct delayed_work ctl_work;
+	struct octep_ipsec_sa *batch[OCTEP_SDP_MBOX_DEL_MANY_MAX];
 	struct delayed_work stats_work;
+	atomic64_t orphans_total;
+	atomic64_t resyncs;
+	atomic64_t resync_freed;
 	atomic64_t cnt[OCTEP_IPSEC_NCNT];
 };
+
+/* ips->flags: a FLOW_ADD succeeded after its caller gave up. */
+#define OCTEP_IPSEC_F_RESYNC	0
 
 /* xfrm.c */
 int octep_ipsec_init(struct octep_dev *oct);

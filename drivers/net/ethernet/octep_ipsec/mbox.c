@@ -25,47 +25,25 @@ struct octep_mbox_req {
 };
 
 /*
- * Under mb->lock: a response nobody waits for. A FLOW_ADD that succeeded
- * after its caller gave up left an entry in the block: hand it back.
+ * Under mb->lock: a response nobody waits for (its caller timed out and
+ * took its request off @pending). A FLOW_ADD that succeeded after all left
+ * an entry in the block that no state owns: the owner is told, and its
+ * resync with the block frees it. Only the owner's flag is set here: the
+ * interrupt handler cannot send requests.
  */
 static void octep_mbox_stray(struct octep_mbox *mb, u64 hdr,
 			     unsigned int size)
 {
 	u32 slot = mb->c2h_cons + 1;
-	u64 status, handle;
+	u64 status;
 
 	if (FIELD_GET(OCTEP_SDP_MBOX_HDR_CMD, hdr) != OCTEP_SDP_MBOX_FLOW_ADD ||
 	    size < 2)
 		return;
 	status = octep_rd64(mb->oct, OCTEP_SDP_MBOX_C2H_Q +
 			    (slot % mb->c2h_size) * 8);
-	handle = octep_rd64(mb->oct, OCTEP_SDP_MBOX_C2H_Q +
-			    ((slot + 1) % mb->c2h_size) * 8);
-	if (status || mb->n_orphans == OCTEP_MBOX_ORPHANS)
-		return;
-	mb->orphans[mb->n_orphans++] = (u32)handle;
-	if (mb->orphan_work)
-		queue_work(system_wq, mb->orphan_work);
-}
-
-/**
- * octep_mbox_take_orphan() - an entry a timed-out FLOW_ADD left behind
- * @mb: mailbox
- * @handle: set to its handle
- *
- * Return: true if there was one (the caller deletes it).
- */
-bool octep_mbox_take_orphan(struct octep_mbox *mb, u32 *handle)
-{
-	bool ret = false;
-
-	spin_lock_irq(&mb->lock);
-	if (mb->n_orphans) {
-		*handle = mb->orphans[--mb->n_orphans];
-		ret = true;
-	}
-	spin_unlock_irq(&mb->lock);
-	return ret;
+	if (!status && mb->leaked)
+		mb->leaked(mb);
 }
 
 /* Under mb->lock: take every response in C2H. */
@@ -95,7 +73,16 @@ static void octep_mbox_drain(struct octep_mbox *mb)
 		id = FIELD_GET(OCTEP_SDP_MBOX_HDR_ID, hdr);
 		found = false;
 		list_for_each_entry(r, &mb->pending, node) {
-			if (r->id != id)
+			/*
+			 * Ids are never reused within 2^32 requests and a
+			 * timed-out request leaves @pending at once, so a late
+			 * response cannot match a later request; the command
+			 * must agree too, in case the block is confused.
+			 */
+			if (r->id != id ||
+			    FIELD_GET(OCTEP_SDP_MBOX_HDR_CMD, hdr) != r->cmd ||
+			    !(FIELD_GET(OCTEP_SDP_MBOX_HDR_FLAGS, hdr) &
+			      OCTEP_SDP_MBOX_F_RESPONSE))
 				continue;
 			for (i = 0; i < size; i++) {
 				u32 slot = (mb->c2h_cons + 1 + i) % mb->c2h_size;
@@ -138,6 +125,12 @@ static irqreturn_t octep_mbox_irq(int irq, void *data)
  * @req_len: its length in bytes
  * @resp: response body after the status word, or NULL
  * @resp_len: bytes of it wanted
+ *
+ * Requests of several callers may be outstanding at once (each waits for
+ * the response with its own id); one device's mailbox never waits for
+ * another's. A request that times out is reclaimed: it leaves the pending
+ * list, so its response, if it ever comes, is counted as stray (and a
+ * FLOW_ADD's entry reported through @mb->leaked).
  *
  * Context: process; sleeps up to OCTEP_MBOX_TIMEOUT_MS.
  * Return: 0; -ETIMEDOUT when no response came; -EBUSY when the queue is

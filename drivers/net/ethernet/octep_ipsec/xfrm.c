@@ -42,7 +42,8 @@
  * struct octep_ipsec_sa - one offloaded xfrm state
  * @ips: the offload it belongs to
  * @x: the state
- * @node: on ips->sas, then on ips->dead (under ips->lock)
+ * @node: on ips->sas, then on ips->dead, maybe then on ips->orphans (under
+ *	ips->lock; off every list while ctl_work deletes it)
  * @out_node: on ips->out_sas (packet offload, outbound; RCU)
  * @rcu: freed after a grace period (the datapath looks it up under RCU)
  * @handle: the block's handle, 0 when the block has no entry (larval)
@@ -50,8 +51,14 @@
  * @type: XFRM_DEV_OFFLOAD_CRYPTO or _PACKET
  * @esn_hi: inbound ESN: the high half last given (or queued) to the block
  * @esn_dirty: @esn_hi is to be sent
- * @stats_gen: the stats pass that last refreshed this state
  * @hw: the block's counters as last read (packet offload)
+ * @where: OCTEP_SA_LIVE, _DEAD or _ORPHAN (under ips->lock)
+ * @replaced: the block gave its handle to a newer entry: this one is gone
+ * @seen: the last resync's list showed its handle (an orphan's)
+ * @spi: inbound: the SPI, @daddr and @family, to find a dead entry that
+ *	still holds them in the block when an add gets EEXIST
+ * @daddr: see @spi
+ * @family: see @spi
  */
 struct octep_ipsec_sa {
 	struct octep_ipsec *ips;
@@ -64,9 +71,22 @@ struct octep_ipsec_sa {
 	u8 type;
 	u32 esn_hi;
 	bool esn_dirty;
-	u32 stats_gen;
 	struct octep_sdp_mbox_flow_stats hw;
+	u8 where;
+	bool replaced;
+	bool seen;
+	__be32 spi;
+	xfrm_address_t daddr;
+	u16 family;
 };
+
+enum { OCTEP_SA_LIVE, OCTEP_SA_DEAD, OCTEP_SA_ORPHAN };
+
+/* Deletes wait in ctl_work's queue; a failed one is retried this late. */
+#define OCTEP_IPSEC_RETRY_MS		1000
+#define OCTEP_IPSEC_RETRY_MAX_MS	16000
+/* An add that finds the table full while deletes are queued waits this. */
+#define OCTEP_IPSEC_FULL_WAIT_MS	1000
 
 /**
  * struct octep_ipsec_pol - an offloaded packet-offload policy
@@ -83,9 +103,6 @@ struct octep_ipsec_pol {
 	struct list_head held;
 	struct rcu_head rcu;
 };
-
-static DEFINE_MUTEX(octep_ipsec_ctl_mutex);	/* ctl work vs stats work */
-static u32 octep_ipsec_stats_gen;
 
 static const char * const octep_ipsec_cnt_names[OCTEP_IPSEC_NCNT] = {
 	[OCTEP_IPSEC_TX_PACKETS] = "ipsec_tx_packets",
@@ -104,7 +121,8 @@ static const char * const octep_ipsec_cnt_names[OCTEP_IPSEC_NCNT] = {
 /* Device-wide names after the per-state counters: the mailbox's. */
 static const char * const octep_mbox_cnt_names[] = {
 	"mbox_requests", "mbox_timeouts", "mbox_errors", "mbox_stray",
-	"ipsec_states",
+	"ipsec_states", "ipsec_del_pending", "ipsec_orphans",
+	"ipsec_orphans_total", "ipsec_resyncs", "ipsec_resync_freed",
 };
 
 static struct octep_ipsec *octep_ipsec_of(struct net_device *dev)
@@ -347,13 +365,460 @@ static int octep_ipsec_mbox_errmsg(int err, const char *what,
 	return err;
 }
 
+static bool octep_ipsec_has(const struct octep_ipsec *ips, u32 feat)
+{
+	return le32_to_cpu(ips->info.features) & feat;
+}
+
+/*
+ * Delete the entries of @n handles in the block, as one FLOW_DEL_MANY when
+ * the block has it. An entry the block does not have is as good as deleted.
+ *
+ * Return: how many of @h, from the first, are gone from the block; *@err
+ * is the error of the exchange that failed when that is fewer than @n.
+ */
+static unsigned int octep_ipsec_del_handles(struct octep_ipsec *ips,
+					    const u32 *h, unsigned int n,
+					    int *err)
+{
+	__le64 req[OCTEP_SDP_MBOX_MAX_BODY] = {};
+	__le64 missing;
+	unsigned int i;
+
+	*err = 0;
+	if (!octep_ipsec_has(ips, OCTEP_SDP_FEAT_DEL_MANY)) {
+		for (i = 0; i < n; i++) {
+			req[0] = cpu_to_le64(h[i]);
+			*err = octep_mbox_call(&ips->mbox,
+					       OCTEP_SDP_MBOX_FLOW_DEL, req,
+					       sizeof(req[0]), NULL, 0);
+			if (*err && *err != -ENOENT)
+				return i;
+		}
+		*err = 0;
+		return n;
+	}
+	req[0] = cpu_to_le64(n);
+	for (i = 0; i < n; i++)
+		req[1 + i / 2] |= cpu_to_le64((u64)h[i] << (i % 2 * 32));
+	*err = octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_DEL_MANY, req,
+			       (1 + DIV_ROUND_UP(n, 2)) * sizeof(req[0]),
+			       &missing, sizeof(missing));
+	return *err ? 0 : n;
+}
+
+/* Under ips->lock: @sa's entry is gone from the block; free @sa. */
+static void octep_ipsec_forget(struct octep_ipsec *ips,
+			       struct octep_ipsec_sa *sa)
+{
+	lockdep_assert_held(&ips->lock);
+	/* Not if a newer entry took the handle (@sa->replaced). */
+	xa_cmpxchg_bh(&ips->owned, sa->handle, sa, NULL, GFP_ATOMIC);
+	kfree_rcu(sa, rcu);
+}
+
+/* Under ips->lock: keep @sa, whose delete failed, for a resync. */
+static void octep_ipsec_orphan(struct octep_ipsec *ips,
+			       struct octep_ipsec_sa *sa)
+{
+	lockdep_assert_held(&ips->lock);
+	sa->where = OCTEP_SA_ORPHAN;
+	list_add_tail(&sa->node, &ips->orphans);
+	ips->n_orphans++;
+}
+
+/*
+ * Delete the entries of @ips->batch[0..@n) (off every list, ours), then
+ * free those that are gone; the others become orphans, counted in
+ * orphans_total when @fresh (a first failure, not a resync's retry).
+ * Return: 0 or the error of the failed exchange.
+ */
+static int octep_ipsec_del_batch(struct octep_ipsec *ips, unsigned int n,
+				 bool fresh, unsigned int *freed)
+{
+	u32 h[OCTEP_SDP_MBOX_DEL_MANY_MAX];
+	unsigned int i, done;
+	int err;
+
+	for (i = 0; i < n; i++)
+		h[i] = ips->batch[i]->handle;
+	done = octep_ipsec_del_handles(ips, h, n, &err);
+	spin_lock_bh(&ips->lock);
+	for (i = 0; i < n; i++) {
+		if (i < done || ips->batch[i]->replaced)
+			octep_ipsec_forget(ips, ips->batch[i]);
+		else
+			octep_ipsec_orphan(ips, ips->batch[i]);
+	}
+	/* Read locklessly by an add waiting for room (octep_ipsec_room()). */
+	if (fresh)
+		WRITE_ONCE(ips->n_dead, ips->n_dead - n);
+	WRITE_ONCE(ips->del_batches, ips->del_batches + 1);
+	spin_unlock_bh(&ips->lock);
+	wake_up_all(&ips->drained);
+	if (freed)
+		*freed += done;
+	if (done < n) {
+		if (fresh)
+			atomic64_add(n - done, &ips->orphans_total);
+		dev_warn(ips->oct->dev,
+			 "flow delete of %u entries failed (%d): kept for a resync\n",
+			 n - done, err);
+	}
+	return err;
+}
+
+/*
+ * Delete the entries of ips->dead, a batch per mailbox request. Stops at
+ * the first failed exchange: a broken mailbox costs one timeout per
+ * worker run, not one per entry (what is left waits for the retry).
+ */
+static int octep_ipsec_drain(struct octep_ipsec *ips)
+{
+	unsigned int max = octep_ipsec_has(ips, OCTEP_SDP_FEAT_DEL_MANY) ?
+			   OCTEP_SDP_MBOX_DEL_MANY_MAX : 1;
+	struct octep_ipsec_sa *sa;
+	unsigned int n;
+	int err;
+
+	for (;;) {
+		n = 0;
+		spin_lock_bh(&ips->lock);
+		while (n < max) {
+			sa = list_first_entry_or_null(&ips->dead,
+						      struct octep_ipsec_sa,
+						      node);
+			if (!sa)
+				break;
+			list_del_init(&sa->node);
+			if (sa->replaced) {
+				WRITE_ONCE(ips->n_dead, ips->n_dead - 1);
+				octep_ipsec_forget(ips, sa);
+				continue;
+			}
+			/* Still counted in n_dead until its batch is done. */
+			ips->batch[n++] = sa;
+		}
+		spin_unlock_bh(&ips->lock);
+		if (!n)
+			return 0;
+		err = octep_ipsec_del_batch(ips, n, true, NULL);
+		if (err)
+			return err;
+	}
+}
+
+/*
+ * Collect the handles of the block's entries that no state owns into a
+ * growing array; mark the orphans the block still has. Return: 0 or the
+ * mailbox error.
+ */
+static int octep_ipsec_list(struct octep_ipsec *ips, u32 **leak,
+			    unsigned int *nleak)
+{
+	__le64 resp[OCTEP_SDP_MBOX_MAX_BODY - 1];
+	struct octep_ipsec_sa *sa;
+	unsigned int i, n, cap = 0;
+	u64 cursor = 0, next;
+	__le64 req;
+	u32 h, *p;
+	int err;
+
+	do {
+		req = cpu_to_le64(cursor);
+		err = octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_LIST,
+				      &req, sizeof(req), resp, sizeof(resp));
+		if (err)
+			return err;
+		next = le64_to_cpu(resp[0]);
+		n = min_t(u64, le64_to_cpu(resp[1]), OCTEP_SDP_MBOX_LIST_MAX);
+		for (i = 0; i < n; i++) {
+			h = (u32)(le64_to_cpu(resp[2 + i / 2]) >> (i % 2 * 32));
+			spin_lock_bh(&ips->lock);
+			sa = xa_load(&ips->owned, h);
+			if (sa && sa->where == OCTEP_SA_ORPHAN)
+				sa->seen = true;
+			spin_unlock_bh(&ips->lock);
+			if (sa)
+				continue;
+			if (*nleak == cap) {
+				cap = max(2 * cap, 64U);
+				p = krealloc_array(*leak, cap, sizeof(*p),
+						   GFP_KERNEL);
+				if (!p)
+					return -ENOMEM;
+				*leak = p;
+			}
+			(*leak)[(*nleak)++] = h;
+		}
+		cursor = (u32)next;
+	} while (!(next & OCTEP_SDP_MBOX_LIST_DONE));
+	return 0;
+}
+
+/**
+ * octep_ipsec_resync() - find and free the block's entries nobody owns
+ * @ips: the offload
+ *
+ * Leaks come from deletes that failed (the orphans: their states are gone,
+ * their entries maybe not) and from adds that timed out but were done
+ * after all. With FLOW_LIST, the block's entries are listed and those no
+ * state owns are deleted; an orphan the list does not show is already
+ * gone. Without it, the orphans' deletes are sent again. An add running
+ * meanwhile could own an entry that is not yet in @ips->owned, or be
+ * given the handle of an orphan the block freed: then nothing is freed,
+ * and the resync is tried again later (the block does not reuse a handle
+ * soon after freeing it, which covers an add that starts after the check).
+ *
+ * Context: ctl_work, or probe before the netdev exists.
+ * Return: 0, -EAGAIN when adds ran, or the mailbox error.
+ */
+static int octep_ipsec_resync(struct octep_ipsec *ips)
+{
+	bool list = octep_ipsec_has(ips, OCTEP_SDP_FEAT_LIST);
+	unsigned int nleak = 0, freed = 0, i, n;
+	struct octep_ipsec_sa *sa, *tmp;
+	int seq, err = 0;
+	LIST_HEAD(todo);
+	u32 *leak = NULL;
+
+	seq = atomic_read(&ips->add_seq);
+	if (atomic_read(&ips->adds_inflight))
+		return -EAGAIN;
+	clear_bit(OCTEP_IPSEC_F_RESYNC, &ips->flags);
+	spin_lock_bh(&ips->lock);
+	list_for_each_entry(sa, &ips->orphans, node)
+		sa->seen = false;
+	spin_unlock_bh(&ips->lock);
+	if (list) {
+		err = octep_ipsec_list(ips, &leak, &nleak);
+		if (err)
+			goto out;
+	}
+	/* Pairs with the atomic_inc()s before an add's FLOW_ADD is sent. */
+	smp_rmb();
+	if (atomic_read(&ips->add_seq) != seq ||
+	    atomic_read(&ips->adds_inflight)) {
+		err = -EAGAIN;
+		goto out;
+	}
+
+	spin_lock_bh(&ips->lock);
+	list_splice_init(&ips->orphans, &todo);
+	ips->n_orphans = 0;
+	list_for_each_entry_safe(sa, tmp, &todo, node) {
+		if (sa->replaced || (list && !sa->seen)) {
+			list_del(&sa->node);
+			octep_ipsec_forget(ips, sa);
+			freed++;
+		}
+	}
+	spin_unlock_bh(&ips->lock);
+
+	/* The orphans the block still has: delete them again. */
+	while (!list_empty(&todo)) {
+		n = 0;
+		list_for_each_entry_safe(sa, tmp, &todo, node) {
+			if (n == OCTEP_SDP_MBOX_DEL_MANY_MAX)
+				break;
+			list_del_init(&sa->node);
+			ips->batch[n++] = sa;
+		}
+		err = octep_ipsec_del_batch(ips, n, false, &freed);
+		if (err) {
+			spin_lock_bh(&ips->lock);
+			list_for_each_entry_safe(sa, tmp, &todo, node) {
+				list_del(&sa->node);
+				octep_ipsec_orphan(ips, sa);
+			}
+			spin_unlock_bh(&ips->lock);
+			goto out;
+		}
+	}
+	/* Entries nobody owns. */
+	for (i = 0; i < nleak; i += n) {
+		n = min(nleak - i, (unsigned int)OCTEP_SDP_MBOX_DEL_MANY_MAX);
+		freed += octep_ipsec_del_handles(ips, leak + i, n, &err);
+		if (err)
+			goto out;
+	}
+	atomic64_inc(&ips->resyncs);
+	if (nleak)
+		dev_info(ips->oct->dev,
+			 "resync freed %u flow entries nobody owned\n", nleak);
+out:
+	if (err)
+		set_bit(OCTEP_IPSEC_F_RESYNC, &ips->flags);
+	atomic64_add(freed, &ips->resync_freed);
+	kfree(leak);
+	return err;
+}
+
+/* From the mailbox interrupt: a late FLOW_ADD left an entry behind. */
+static void octep_ipsec_leaked(struct octep_mbox *mb)
+{
+	struct octep_ipsec *ips = container_of(mb, struct octep_ipsec, mbox);
+
+	atomic64_inc(&ips->orphans_total);
+	set_bit(OCTEP_IPSEC_F_RESYNC, &ips->flags);
+	mod_delayed_work(system_wq, &ips->ctl_work, 0);
+}
+
+/* Send the ESN high halves advance_esn noted. */
+static void octep_ipsec_esn_updates(struct octep_ipsec *ips)
+{
+	struct octep_ipsec_sa *sa;
+	__le64 req[2];
+
+	for (;;) {
+		bool found = false;
+
+		spin_lock_bh(&ips->lock);
+		list_for_each_entry(sa, &ips->sas, node) {
+			if (sa->esn_dirty) {
+				sa->esn_dirty = false;
+				req[0] = cpu_to_le64(sa->handle);
+				req[1] = cpu_to_le64(sa->esn_hi);
+				found = true;
+				break;
+			}
+		}
+		spin_unlock_bh(&ips->lock);
+		if (!found)
+			break;
+		octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_UPDATE, req,
+				sizeof(req), NULL, 0);
+	}
+}
+
+/*
+ * The control worker, one per device: deletes the entries of freed
+ * states in batches, resyncs when something leaked, sends ESN updates.
+ * Nothing waits for it (an add at most waits a bounded while for room):
+ * a mailbox that times out delays only this worker, which then retries
+ * with a back-off.
+ */
+static void octep_ipsec_ctl_work(struct work_struct *work)
+{
+	struct octep_ipsec *ips = container_of(to_delayed_work(work),
+					       struct octep_ipsec, ctl_work);
+	unsigned int ms;
+	bool dying, want;
+	int err;
+
+	err = octep_ipsec_drain(ips);
+	octep_ipsec_esn_updates(ips);
+	spin_lock_bh(&ips->lock);
+	dying = ips->dying;
+	want = test_bit(OCTEP_IPSEC_F_RESYNC, &ips->flags) || ips->n_orphans;
+	spin_unlock_bh(&ips->lock);
+	if (dying)
+		return;
+	if (!err && want)
+		err = octep_ipsec_resync(ips);
+	if (!err) {
+		ips->ctl_fails = 0;
+		return;
+	}
+	ms = err == -EAGAIN ? 100 :
+	     min(OCTEP_IPSEC_RETRY_MS << min(ips->ctl_fails++, 4U),
+		 OCTEP_IPSEC_RETRY_MAX_MS);
+	queue_delayed_work(system_wq, &ips->ctl_work, msecs_to_jiffies(ms));
+}
+
+static int octep_ipsec_flow_add(struct octep_ipsec *ips, struct xfrm_state *x,
+				u32 *handle)
+{
+	struct octep_sdp_mbox_flow fl;
+	__le64 h = 0;
+	int err;
+
+	octep_ipsec_fill(x, &fl);
+	err = octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_ADD, &fl,
+			      sizeof(fl), &h, sizeof(h));
+	memzero_explicit(&fl, sizeof(fl));
+	*handle = (u32)le64_to_cpu(h);
+	return err;
+}
+
+/*
+ * An inbound add got EEXIST: a freed state whose delete is queued (or
+ * failed) may still hold the SPI in the block. Delete that one entry now,
+ * rather than wait for the queue. Return: true to try the add again.
+ */
+static bool octep_ipsec_del_same(struct octep_ipsec *ips,
+				 const struct octep_ipsec_sa *new,
+				 struct netlink_ext_ack *extack)
+{
+	struct octep_ipsec_sa *sa, *found = NULL;
+	struct list_head *lists[] = { &ips->dead, &ips->orphans };
+	unsigned int i;
+	int err;
+
+	spin_lock_bh(&ips->lock);
+	for (i = 0; i < ARRAY_SIZE(lists) && !found; i++) {
+		list_for_each_entry(sa, lists[i], node) {
+			if (sa->dir == XFRM_DEV_OFFLOAD_IN &&
+			    sa->spi == new->spi && sa->family == new->family &&
+			    xfrm_addr_equal(&sa->daddr, &new->daddr,
+					    new->family)) {
+				found = sa;
+				break;
+			}
+		}
+	}
+	if (found) {
+		list_del_init(&found->node);
+		if (found->where == OCTEP_SA_DEAD)
+			WRITE_ONCE(ips->n_dead, ips->n_dead - 1);
+		else
+			ips->n_orphans--;
+	}
+	spin_unlock_bh(&ips->lock);
+	if (!found)
+		return false;
+	octep_ipsec_del_handles(ips, &found->handle, 1, &err);
+	spin_lock_bh(&ips->lock);
+	if (err) {
+		/* Counted once, when it first failed. */
+		if (found->where == OCTEP_SA_DEAD)
+			atomic64_inc(&ips->orphans_total);
+		octep_ipsec_orphan(ips, found);
+	} else {
+		octep_ipsec_forget(ips, found);
+	}
+	spin_unlock_bh(&ips->lock);
+	if (err)
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "The SPI is held by a deleted entry whose delete failed (%d)",
+				       err);
+	return !err;
+}
+
+/*
+ * The add found the table full while deletes are queued: let ctl_work
+ * finish a batch, for at most OCTEP_IPSEC_FULL_WAIT_MS. Return: true to
+ * try the add again.
+ */
+static bool octep_ipsec_room(struct octep_ipsec *ips)
+{
+	unsigned long done = READ_ONCE(ips->del_batches);
+
+	if (!READ_ONCE(ips->n_dead))
+		return false;
+	mod_delayed_work(system_wq, &ips->ctl_work, 0);
+	/* Pairs with WRITE_ONCE() in octep_ipsec_del_batch(). */
+	return wait_event_timeout(ips->drained,
+				  READ_ONCE(ips->del_batches) != done,
+				  msecs_to_jiffies(OCTEP_IPSEC_FULL_WAIT_MS)) > 0;
+}
+
 static int octep_ipsec_state_add(struct net_device *dev, struct xfrm_state *x,
 				 struct netlink_ext_ack *extack)
 {
 	struct octep_ipsec *ips = octep_ipsec_of(dev);
-	struct octep_sdp_mbox_flow fl;
-	struct octep_ipsec_sa *sa;
-	__le64 handle = 0;
+	struct octep_ipsec_sa *sa, *old;
+	u32 handle;
 	int err;
 
 	if (!ips) {
@@ -396,40 +861,72 @@ static int octep_ipsec_state_add(struct net_device *dev, struct xfrm_state *x,
 	sa->x = x;
 	sa->dir = x->xso.dir;
 	sa->type = x->xso.type;
+	sa->spi = x->id.spi;
+	sa->daddr = x->id.daddr;
+	sa->family = x->props.family;
 	/* FLOW_ADD gives the block this high half (octep_ipsec_fill()). */
 	if (x->replay_esn)
 		sa->esn_hi = x->replay_esn->seq_hi;
 	INIT_LIST_HEAD(&sa->out_node);
 
-	/* A deleted entry may still hold this SPI in the block: finish it. */
-	flush_work(&ips->del_work);
-
-	octep_ipsec_fill(x, &fl);
-	err = octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_ADD, &fl,
-			      sizeof(fl), &handle, sizeof(handle));
-	memzero_explicit(&fl, sizeof(fl));
-	if (err == -EEXIST && sa->type == XFRM_DEV_OFFLOAD_CRYPTO) {
-		/*
-		 * The block holds one inbound entry per SPI and destination.
-		 * This is ip xfrm state update's new copy of an offloaded
-		 * state (the update is applied to the old one, which keeps
-		 * its entry, and the copy is dropped), a duplicate the stack
-		 * refuses anyway, or an entry the block kept: the host can
-		 * carry it.
-		 */
-		kfree(sa);
-		NL_SET_ERR_MSG_MOD(extack,
-				   "An inbound state with this SPI and destination is already in the flow table: this one is left to the host");
-		return -EOPNOTSUPP;
-	}
+	/*
+	 * Never wait for the queue of deletes: only when the block says the
+	 * SPI is taken, or the table full, may a queued delete be what is in
+	 * the way, and then only that one is sent, or one batch awaited.
+	 * Until the entry is in ips->owned a resync must not free what it
+	 * finds unowned: adds_inflight and add_seq tell it so.
+	 */
+	atomic_inc(&ips->adds_inflight);
+	atomic_inc(&ips->add_seq);
+	/* Pairs with smp_rmb() in octep_ipsec_resync(). */
+	smp_mb__after_atomic();
+	err = octep_ipsec_flow_add(ips, x, &handle);
+	if ((err == -EEXIST && octep_ipsec_del_same(ips, sa, extack)) ||
+	    (err == -ENOSPC && octep_ipsec_room(ips)))
+		err = octep_ipsec_flow_add(ips, x, &handle);
 	if (err) {
+		atomic_dec(&ips->adds_inflight);
 		kfree(sa);
+		if (err == -ENOSPC && READ_ONCE(ips->n_dead)) {
+			NL_SET_ERR_MSG_FMT_MOD(extack,
+					       "The flow table is full, %u deletes still queued",
+					       READ_ONCE(ips->n_dead));
+			return err;
+		}
+		if (err == -EEXIST && extack && extack->_msg)
+			return err;
+		if (err == -EEXIST && x->xso.type == XFRM_DEV_OFFLOAD_CRYPTO) {
+			/*
+			 * The block holds one inbound entry per SPI and
+			 * destination. This is ip xfrm state update's new copy
+			 * of an offloaded state (the update is applied to the
+			 * old one, which keeps its entry, and the copy is
+			 * dropped), a duplicate the stack refuses anyway, or an
+			 * entry the block kept: the host can carry it.
+			 */
+			NL_SET_ERR_MSG_MOD(extack,
+					   "An inbound state with this SPI and destination is already in the flow table: this one is left to the host");
+			return -EOPNOTSUPP;
+		}
 		return octep_ipsec_mbox_errmsg(err, "flow add", extack);
 	}
-	sa->handle = (u32)le64_to_cpu(handle);
+	sa->handle = handle;
+	sa->where = OCTEP_SA_LIVE;
 
+	/* _bh: also taken under ips->lock, which x->lock's softirq nests. */
+	old = xa_store_bh(&ips->owned, handle, sa, GFP_KERNEL);
+	/* Pairs with the reads in octep_ipsec_resync(): owned, then done. */
+	smp_mb__before_atomic();
+	atomic_dec(&ips->adds_inflight);
 	spin_lock_bh(&ips->lock);
-	if (sa->dir == XFRM_DEV_OFFLOAD_IN)
+	if (xa_is_err(old)) {
+		err = xa_err(old);
+	} else if (old) {
+		/* The block reused the handle of an entry we took as leaked. */
+		old->replaced = true;
+		mod_delayed_work(system_wq, &ips->ctl_work, 0);
+	}
+	if (!err && sa->dir == XFRM_DEV_OFFLOAD_IN)
 		err = xa_err(xa_store(&ips->in_sas, sa->handle, sa,
 				      GFP_ATOMIC));
 	if (!err) {
@@ -437,12 +934,15 @@ static int octep_ipsec_state_add(struct net_device *dev, struct xfrm_state *x,
 		if (sa->dir == XFRM_DEV_OFFLOAD_OUT &&
 		    sa->type == XFRM_DEV_OFFLOAD_PACKET)
 			list_add_rcu(&sa->out_node, &ips->out_sas);
+	} else {
+		/* The block has the entry: queue its delete. */
+		sa->where = OCTEP_SA_DEAD;
+		list_add_tail(&sa->node, &ips->dead);
+		WRITE_ONCE(ips->n_dead, ips->n_dead + 1);
+		mod_delayed_work(system_wq, &ips->ctl_work, 0);
 	}
 	spin_unlock_bh(&ips->lock);
 	if (err) {
-		octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_DEL, &handle,
-				sizeof(handle), NULL, 0);
-		kfree(sa);
 		NL_SET_ERR_MSG_MOD(extack, "Out of memory for the state's handle");
 		return err;
 	}
@@ -472,7 +972,7 @@ static void octep_ipsec_state_delete(struct net_device *dev,
 	spin_unlock_bh(&ips->lock);
 }
 
-/* May run in atomic context: the block's entry goes in del_work. */
+/* May run in atomic context: the block's entry goes to ctl_work's queue. */
 static void octep_ipsec_state_free(struct net_device *dev,
 				   struct xfrm_state *x)
 {
@@ -482,7 +982,7 @@ static void octep_ipsec_state_free(struct net_device *dev,
 	if (!sa)
 		return;
 	ips = sa->ips;
-	/* A larval state never reached the block: nothing for del_work. */
+	/* A larval state never reached the block: nothing for ctl_work. */
 	if (x->xso.flags & XFRM_DEV_OFFLOAD_FLAG_ACQ) {
 		spin_lock_bh(&ips->lock);
 		list_del(&sa->node);
@@ -493,73 +993,13 @@ static void octep_ipsec_state_free(struct net_device *dev,
 	}
 	octep_ipsec_state_delete(dev, x);
 	spin_lock_bh(&ips->lock);
+	sa->where = OCTEP_SA_DEAD;
 	list_move_tail(&sa->node, &ips->dead);
+	/* Read locklessly by octep_ipsec_room() and the add's message. */
+	WRITE_ONCE(ips->n_dead, ips->n_dead + 1);
 	spin_unlock_bh(&ips->lock);
 	x->xso.offload_handle = 0;
-	queue_work(system_wq, &ips->del_work);
-}
-
-/*
- * Delete the block's entries of freed states and of flow adds that timed
- * out; send ESN updates.
- */
-static void octep_ipsec_ctl_work(struct work_struct *work)
-{
-	struct octep_ipsec *ips = container_of(work, struct octep_ipsec,
-					       del_work);
-	struct octep_ipsec_sa *sa;
-	__le64 req[2];
-	u32 handle;
-	int err;
-
-	mutex_lock(&octep_ipsec_ctl_mutex);
-	for (;;) {
-		spin_lock_bh(&ips->lock);
-		sa = list_first_entry_or_null(&ips->dead,
-					      struct octep_ipsec_sa, node);
-		if (sa)
-			list_del(&sa->node);
-		spin_unlock_bh(&ips->lock);
-		if (!sa)
-			break;
-		if (sa->handle) {
-			req[0] = cpu_to_le64(sa->handle);
-			err = octep_mbox_call(&ips->mbox,
-					      OCTEP_SDP_MBOX_FLOW_DEL, req,
-					      sizeof(req[0]), NULL, 0);
-			if (err)
-				netdev_warn(ips->netdev,
-					    "flow delete of handle %#x failed: %d\n",
-					    sa->handle, err);
-		}
-		kfree_rcu(sa, rcu);
-	}
-	/* Entries of flow adds that timed out but were made after all. */
-	while (octep_mbox_take_orphan(&ips->mbox, &handle)) {
-		req[0] = cpu_to_le64(handle);
-		octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_DEL, req,
-				sizeof(req[0]), NULL, 0);
-	}
-	for (;;) {
-		bool found = false;
-
-		spin_lock_bh(&ips->lock);
-		list_for_each_entry(sa, &ips->sas, node) {
-			if (sa->esn_dirty) {
-				sa->esn_dirty = false;
-				req[0] = cpu_to_le64(sa->handle);
-				req[1] = cpu_to_le64(sa->esn_hi);
-				found = true;
-				break;
-			}
-		}
-		spin_unlock_bh(&ips->lock);
-		if (!found)
-			break;
-		octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_UPDATE, req,
-				sizeof(req), NULL, 0);
-	}
-	mutex_unlock(&octep_ipsec_ctl_mutex);
+	mod_delayed_work(system_wq, &ips->ctl_work, 0);
 }
 
 static bool octep_ipsec_has_limits(const struct xfrm_state *x)
@@ -586,61 +1026,58 @@ static void octep_ipsec_check_expire(struct xfrm_state *x)
 }
 
 /*
- * Refresh the block's per-entry counters of packet-offload states, and
- * check the byte and packet limits of those that have them.
+ * Refresh the block's per-entry counters of packet-offload states. Walks
+ * ips->owned by handle, so a pass is linear in the states, and takes no
+ * lock across a request: an entry is looked up again before its counters
+ * are written (it is freed only after it leaves ips->owned). Also checks
+ * the byte and packet limits of the states that have them.
  */
 static void octep_ipsec_stats_work(struct work_struct *work)
 {
 	struct octep_ipsec *ips = container_of(to_delayed_work(work),
 					       struct octep_ipsec, stats_work);
 	struct octep_sdp_mbox_flow_stats st;
-	struct octep_ipsec_sa *sa, *cur;
+	unsigned long idx = 0;
+	struct octep_ipsec_sa *sa;
 	struct xfrm_state *x;
 	bool again = false;
 	__le64 req;
-	u32 gen;
 
-	/* Holding the mutex keeps ctl_work from freeing what we look at. */
-	mutex_lock(&octep_ipsec_ctl_mutex);
-	gen = ++octep_ipsec_stats_gen;
-	for (;;) {
-		cur = NULL;
+	for (;; idx++) {
 		spin_lock_bh(&ips->lock);
-		list_for_each_entry(sa, &ips->sas, node) {
-			if (sa->type != XFRM_DEV_OFFLOAD_PACKET || !sa->handle)
-				continue;
-			again = true;
-			if (sa->stats_gen != gen) {
-				sa->stats_gen = gen;
-				cur = sa;
+		xa_for_each_start(&ips->owned, idx, sa, idx)
+			if (sa->where == OCTEP_SA_LIVE &&
+			    sa->type == XFRM_DEV_OFFLOAD_PACKET)
 				break;
-			}
-		}
 		spin_unlock_bh(&ips->lock);
-		if (!cur)
+		if (!sa)
 			break;
-		req = cpu_to_le64(cur->handle);
+		again = true;
+		req = cpu_to_le64(idx);
 		if (octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_STATS, &req,
 				    sizeof(req), &st, sizeof(st)))
 			continue;
 		spin_lock_bh(&ips->lock);
-		cur->hw = st;
 		x = NULL;
-		/*
-		 * Listed in ips->sas, the state is not freed yet (state_free
-		 * unlinks it under this lock); a zero count means it is on
-		 * its way out and has no lifetime left to check.
-		 */
-		if (octep_ipsec_has_limits(cur->x) &&
-		    refcount_inc_not_zero(&cur->x->refcnt))
-			x = cur->x;
+		/* Only compared: @sa may be freed unless it is still there. */
+		if (xa_load(&ips->owned, idx) == sa) {
+			sa->hw = st;
+			/*
+			 * Live, the state is not freed yet (state_free marks
+			 * it dead under this lock); a zero count means it is
+			 * on its way out, with no lifetime left to check.
+			 */
+			if (sa->where == OCTEP_SA_LIVE &&
+			    octep_ipsec_has_limits(sa->x) &&
+			    refcount_inc_not_zero(&sa->x->refcnt))
+				x = sa->x;
+		}
 		spin_unlock_bh(&ips->lock);
 		if (x) {
 			octep_ipsec_check_expire(x);
 			xfrm_state_put(x);
 		}
 	}
-	mutex_unlock(&octep_ipsec_ctl_mutex);
 	if (again)
 		queue_delayed_work(system_wq, &ips->stats_work,
 				   msecs_to_jiffies(OCTEP_IPSEC_STATS_MS));
@@ -694,7 +1131,7 @@ static void octep_ipsec_advance_esn(struct xfrm_state *x)
 	sa->esn_hi = x->replay_esn->seq_hi;
 	sa->esn_dirty = true;
 	spin_unlock_bh(&sa->ips->lock);
-	queue_work(system_wq, &sa->ips->del_work);
+	mod_delayed_work(system_wq, &sa->ips->ctl_work, 0);
 }
 
 /*
@@ -1340,8 +1777,13 @@ void octep_ipsec_stats_values(struct octep_dev *oct, u64 *data)
 	spin_lock_bh(&ips->lock);
 	list_for_each_entry(sa, &ips->sas, node)
 		n += !!sa->handle;
-	spin_unlock_bh(&ips->lock);
 	*data++ = n;
+	*data++ = ips->n_dead;
+	*data++ = ips->n_orphans;
+	spin_unlock_bh(&ips->lock);
+	*data++ = atomic64_read(&ips->orphans_total);
+	*data++ = atomic64_read(&ips->resyncs);
+	*data++ = atomic64_read(&ips->resync_freed);
 }
 
 /* ----------------------------------------------------- devlink param */
@@ -1427,11 +1869,14 @@ int octep_ipsec_init(struct octep_dev *oct)
 	INIT_LIST_HEAD(&ips->in_pols);
 	INIT_LIST_HEAD(&ips->pols);
 	INIT_LIST_HEAD(&ips->dead);
+	INIT_LIST_HEAD(&ips->orphans);
 	xa_init(&ips->in_sas);
-	INIT_WORK(&ips->del_work, octep_ipsec_ctl_work);
+	xa_init_flags(&ips->owned, XA_FLAGS_LOCK_BH);
+	init_waitqueue_head(&ips->drained);
+	INIT_DELAYED_WORK(&ips->ctl_work, octep_ipsec_ctl_work);
 	INIT_DELAYED_WORK(&ips->stats_work, octep_ipsec_stats_work);
 
-	ips->mbox.orphan_work = &ips->del_work;
+	ips->mbox.leaked = octep_ipsec_leaked;
 	err = octep_mbox_init(&ips->mbox, oct, oct->sdp->mbox_irq);
 	if (err) {
 		dev_info(oct->dev, "no control mailbox (%d): no IPsec offload\n",
@@ -1448,6 +1893,13 @@ int octep_ipsec_init(struct octep_dev *oct)
 		octep_mbox_fini(&ips->mbox);
 		kfree(ips);
 		return 0;
+	}
+	/* A previous driver may have left entries: nobody owns them now. */
+	if (octep_ipsec_has(ips, OCTEP_SDP_FEAT_LIST)) {
+		err = octep_ipsec_resync(ips);
+		if (err)
+			dev_warn(oct->dev, "resync with the flow table failed (%d)\n",
+				 err);
 	}
 	oct->ipsec = ips;
 	return 0;
@@ -1476,19 +1928,47 @@ void octep_ipsec_netdev_setup(struct octep_dev *oct, struct net_device *nd)
  * @oct: device
  *
  * Unregistering flushed every offloaded state and policy; this deletes
- * their entries in the block and stops the mailbox.
+ * their entries in the block (one try: if the mailbox fails, what is left
+ * is reported and freed by the next probe's resync) and stops the mailbox.
  */
 void octep_ipsec_fini(struct octep_dev *oct)
 {
 	struct octep_ipsec *ips = oct->ipsec;
+	struct octep_ipsec_sa *sa, *tmp;
+	unsigned int left;
 
 	if (!ips)
 		return;
+	spin_lock_bh(&ips->lock);
+	ips->dying = true;
+	spin_unlock_bh(&ips->lock);
 	cancel_delayed_work_sync(&ips->stats_work);
-	flush_work(&ips->del_work);
+	/*
+	 * One try for the queued deletes, unless the worker's last run found
+	 * the mailbox failing (ctl_fails, the worker's alone: read once it
+	 * cannot run): a failing mailbox costs removal one timeout at most.
+	 */
+	cancel_delayed_work_sync(&ips->ctl_work);
+	if (!ips->ctl_fails) {
+		mod_delayed_work(system_wq, &ips->ctl_work, 0);
+		flush_delayed_work(&ips->ctl_work);
+		cancel_delayed_work_sync(&ips->ctl_work);
+	}
 	WARN_ON(!list_empty(&ips->sas));
+	spin_lock_bh(&ips->lock);
+	left = ips->n_dead + ips->n_orphans;
+	list_splice_init(&ips->orphans, &ips->dead);
+	list_for_each_entry_safe(sa, tmp, &ips->dead, node)
+		octep_ipsec_forget(ips, sa);
+	INIT_LIST_HEAD(&ips->dead);
+	spin_unlock_bh(&ips->lock);
+	if (left)
+		dev_warn(oct->dev,
+			 "%u flow entries left in the block (the mailbox failed): the next probe's resync frees them\n",
+			 left);
 	octep_mbox_fini(&ips->mbox);
 	xa_destroy(&ips->in_sas);
+	xa_destroy(&ips->owned);
 	oct->ipsec = NULL;
 	/* Pairs with the RCU readers of ips in the datapath (none left). */
 	synchronize_rcu();
