@@ -12,9 +12,13 @@ does ("Error: ..." or "Warning: ...") and exits 2 on error.
              [--replay N] [--esn] [--oseq-hi N] [--oseq N] [--seq-hi N]
   xfrm_nl.py policy in|out SRC/PL DST/PL TSRC TDST REQID MODE
              [--offload packet] [--dev IF]
+  xfrm_nl.py batch < FILE     one "state ..." or "policy ..." a line, over
+                              one socket (thousands of adds in seconds);
+                              exits 2 if any failed
 """
 import argparse
 import ipaddress
+import shlex
 import socket
 import struct
 import sys
@@ -66,13 +70,20 @@ def lifetime_cfg(a=None):
     return struct.pack('=8Q', *lim, 0, 0, 0, 0)
 
 
+SOCK = None
+
+
 def send(msg_type, body, attrs):
+    global SOCK
     payload = body + b''.join(attrs)
     flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL
     msg = struct.pack('=IHHII', 16 + len(payload), msg_type, flags, 1, 0)
-    sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_XFRM)
-    sock.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
-    sock.bind((0, 0))
+    if SOCK is None:
+        SOCK = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
+                             NETLINK_XFRM)
+        SOCK.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
+        SOCK.bind((0, 0))
+    sock = SOCK
     sock.send(msg + payload)
     data = sock.recv(65536)
     _, mtype, mflags, _, _ = struct.unpack_from('=IHHII', data)
@@ -189,8 +200,16 @@ def main():
     q.add_argument('--offload', choices=('packet',))
     q.add_argument('--dev')
     q.set_defaults(fn=cmd_policy)
+    sub.add_parser('batch')
     a = p.parse_args()
-    return a.fn(a)
+    if a.what != 'batch':
+        return a.fn(a)
+    rc = 0
+    for line in sys.stdin:
+        if line.strip():
+            b = p.parse_args(shlex.split(line))
+            rc = max(rc, b.fn(b))
+    return rc
 
 
 if __name__ == '__main__':
