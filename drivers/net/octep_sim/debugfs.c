@@ -72,6 +72,7 @@ static const struct osim_dbg_field osim_ring_fields[] = {
 	OSIM_RF("irq_timer", oq.cnt.raised[OSIM_CAUSE_TIMER], u64),
 	OSIM_RF("irq_resend", oq.cnt.raised[OSIM_CAUSE_RESEND], u64),
 	OSIM_RF("irq_latched", oq.cnt.latch_events, u64),
+	OSIM_RF("irq_masked_dropped", oq.cnt.masked_dropped, u64),
 	OSIM_RF("resend_writes", oq.cnt.resend_writes, u64),
 	OSIM_RF("ack_excess", oq.cnt.ack_excess, u64),
 	/* output ring: packets */
@@ -98,6 +99,7 @@ static const struct osim_dbg_field osim_ring_fields[] = {
 	OSIM_RF("irq_in_timer", iq.cnt.raised[OSIM_CAUSE_TIMER], u64),
 	OSIM_RF("irq_in_resend", iq.cnt.raised[OSIM_CAUSE_RESEND], u64),
 	OSIM_RF("irq_in_latched", iq.cnt.latch_events, u64),
+	OSIM_RF("irq_in_masked_dropped", iq.cnt.masked_dropped, u64),
 	OSIM_RF("in_resend_writes", iq.cnt.resend_writes, u64),
 	OSIM_RF("in_ack_excess", iq.cnt.ack_excess, u64),
 	OSIM_RF("in_pkts", iq.pkts, u64),
@@ -255,22 +257,47 @@ static const char * const osim_resend_names[] = {
 	[OSIM_RESEND_NEVER] = "never",
 };
 
-static ssize_t osim_resend_read(struct file *f, char __user *ubuf,
-				size_t len, loff_t *ppos)
+static const char * const osim_masked_names[] = {
+	[OSIM_MASKED_LATCH] = "latch",
+	[OSIM_MASKED_DROP] = "drop",
+};
+
+/*
+ * A device setting that is one of a few names: resend_pending, masked.
+ * The rules read the u32 locklessly (READ_ONCE()): a change applies from
+ * the next raise or RESEND on.
+ */
+struct osim_choice {
+	const char * const *names;
+	unsigned int n;
+	size_t off;	/* of the u32 in struct osim_dev */
+};
+
+static const struct osim_choice osim_choice_resend = {
+	osim_resend_names, ARRAY_SIZE(osim_resend_names),
+	offsetof(struct osim_dev, resend_pending),
+};
+
+static const struct osim_choice osim_choice_masked = {
+	osim_masked_names, ARRAY_SIZE(osim_masked_names),
+	offsetof(struct osim_dev, masked),
+};
+
+static ssize_t osim_choice_read(const struct osim_choice *ch, struct file *f,
+				char __user *ubuf, size_t len, loff_t *ppos)
 {
-	struct osim_dev *dev = f->private_data;
+	u32 *val = f->private_data + ch->off;
 	char buf[16];
 	int n;
 
-	n = scnprintf(buf, sizeof(buf), "%s\n",
-		      osim_resend_names[READ_ONCE(dev->resend_pending)]);
+	n = scnprintf(buf, sizeof(buf), "%s\n", ch->names[READ_ONCE(*val)]);
 	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
 }
 
-static ssize_t osim_resend_write(struct file *f, const char __user *ubuf,
-				 size_t len, loff_t *ppos)
+static ssize_t osim_choice_write(const struct osim_choice *ch, struct file *f,
+				 const char __user *ubuf, size_t len)
 {
-	struct osim_dev *dev = f->private_data;
+	u32 *val = f->private_data + ch->off;
 	char buf[16];
 	int i;
 
@@ -279,20 +306,35 @@ static ssize_t osim_resend_write(struct file *f, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = '\0';
-	i = sysfs_match_string(osim_resend_names, buf);
+	i = __sysfs_match_string(ch->names, ch->n, buf);
 	if (i < 0)
 		return i;
-	WRITE_ONCE(dev->resend_pending, i);
+	WRITE_ONCE(*val, i);
 	return len;
 }
 
-static const struct file_operations osim_resend_fops = {
-	.owner	= THIS_MODULE,
-	.open	= simple_open,
-	.read	= osim_resend_read,
-	.write	= osim_resend_write,
-	.llseek	= default_llseek,
-};
+#define OSIM_CHOICE_FOPS(name)						\
+static ssize_t osim_##name##_read(struct file *f, char __user *ubuf,	\
+				  size_t len, loff_t *ppos)		\
+{									\
+	return osim_choice_read(&osim_choice_##name, f, ubuf, len, ppos); \
+}									\
+static ssize_t osim_##name##_write(struct file *f,			\
+				   const char __user *ubuf,		\
+				   size_t len, loff_t *ppos)		\
+{									\
+	return osim_choice_write(&osim_choice_##name, f, ubuf, len);	\
+}									\
+static const struct file_operations osim_##name##_fops = {		\
+	.owner	= THIS_MODULE,						\
+	.open	= simple_open,						\
+	.read	= osim_##name##_read,					\
+	.write	= osim_##name##_write,					\
+	.llseek	= default_llseek,					\
+}
+
+OSIM_CHOICE_FOPS(resend);
+OSIM_CHOICE_FOPS(masked);
 
 static int osim_share_get(void *data, u64 *val)
 {
@@ -704,6 +746,7 @@ void osim_debugfs_dev_add(struct osim_dev *dev)
 	dir = debugfs_create_dir(dev_name(&dev->dev), osim_dbg_root);
 	dev->dbg = dir;
 	debugfs_create_file("resend_pending", 0600, dir, dev, &osim_resend_fops);
+	debugfs_create_file("masked", 0600, dir, dev, &osim_masked_fops);
 	debugfs_create_file_unsafe("delay_ns", 0600, dir, dev, &osim_delay_fops);
 	debugfs_create_file_unsafe("delay_share", 0600, dir, dev,
 				   &osim_share_fops);

@@ -22,7 +22,9 @@
  *  - RESEND: a host write with bit 59 raises the interrupt if the ring is
  *    pending, as the device's resend_pending setting says.
  *  - enable: a raise while INT_LEVELS bit 62 is clear is latched and sent
- *    when the host sets the bit (as an MSI-X pending bit).
+ *    when the host sets the bit (as an MSI-X pending bit), or, with the
+ *    device's masked setting "drop", lost. Which of the two the real block
+ *    does is not known; a driver must be correct under both.
  */
 #include <linux/bitfield.h>
 #include <linux/irq.h>
@@ -229,11 +231,18 @@ static u32 osim_cnt_level(const struct osim_cnt *c)
 	return c->level ? c->level : 1;
 }
 
-/* Under the lock: raise the ring's interrupt, or latch it if disabled. */
+/*
+ * Under the lock: raise the ring's interrupt; if disabled, latch it or
+ * (masked=drop) lose it.
+ */
 static void osim_cnt_raise(struct osim_cnt *c, enum osim_cause cause)
 {
 	c->raised[cause]++;
 	if (!c->ena) {
+		if (READ_ONCE(c->ring->dev->masked) == OSIM_MASKED_DROP) {
+			c->masked_dropped++;
+			return;
+		}
 		if (!c->latched)
 			c->latch_events++;
 		c->latched = true;

@@ -52,6 +52,12 @@ enum osim_resend_pending {
 	OSIM_RESEND_NEVER,	/* RESEND never raises */
 };
 
+/* What a raise while INT_LEVELS bit 62 is clear does (debugfs masked). */
+enum osim_masked {
+	OSIM_MASKED_LATCH,	/* latched, sent when the host sets the bit */
+	OSIM_MASKED_DROP,	/* lost: counted, never sent */
+};
+
 /* Why a ring's interrupt was raised (each counted per ring and side). */
 enum osim_cause {
 	OSIM_CAUSE_CROSSING,
@@ -79,6 +85,7 @@ struct osim_ipsec;
  * @is_in: the input side's count (IN_CNTS), else OUT_CNTS
  * @raised: interrupts raised, by cause
  * @latch_events: raises that found @ena clear and were latched
+ * @masked_dropped: raises that found @ena clear and were lost (masked=drop)
  * @resend_writes: host writes with RESEND set
  * @ack_excess: host writes that acknowledged more than was counted
  *
@@ -97,6 +104,7 @@ struct osim_cnt {
 	bool is_in;
 	u64 raised[OSIM_CAUSE_NR];
 	u64 latch_events;
+	u64 masked_dropped;
 	u64 resend_writes;
 	u64 ack_excess;
 };
@@ -320,6 +328,7 @@ struct osim_sdp {
  * @bucket_rx: token bucket towards the host
  * @bucket_tx: token bucket towards the wire
  * @resend_pending: enum osim_resend_pending
+ * @masked: enum osim_masked
  * @delay_ns: fault: how long a delayed buffer write waits
  * @delay_share: fault: share of packets delayed, per mille
  * @regs_off: offset the debugfs regs file reads
@@ -363,6 +372,7 @@ struct osim_dev {
 	struct osim_bucket bucket_tx;
 
 	u32 resend_pending;
+	u32 masked;
 	u64 delay_ns;
 	u32 delay_share;
 
