@@ -15,7 +15,7 @@ static const char * const octep_rx_names[] = {
 	"interrupts", "visits", "passes", "passes_max",
 	"oq_declined", "oq_handed", "oq_bound", "oq_unseen", "rx_resync",
 	"rxwd_rescues", "rxwd_stalls", "tick_requests", "resend",
-	"rxwd_early",
+	"rxwd_early", "oq_rearm_resched",
 };
 
 static const char * const octep_rx_total_names[] = {
@@ -23,7 +23,7 @@ static const char * const octep_rx_total_names[] = {
 	"interrupts", "visits", "passes", "passes_max",
 	"oq_declined", "oq_handed", "oq_bound", "oq_unseen", "rx_resync",
 	"rxwd_rescues", "rxwd_stalls", "tick_requests", "resend",
-	"rxwd_early",
+	"rxwd_early", "oq_rearm_resched",
 };
 
 #define OCTEP_RX_PASSES_MAX	8	/* index of passes_max: a max, not a sum */
@@ -66,12 +66,13 @@ static void octep_rx_vals(struct octep_oq *oq, u64 *v)
 		v[13] = s->rx_resync;
 		v[15] = s->rxwd_stalls;
 		v[16] = s->tick_requests;
-		v[17] = s->resend;
 	} while (u64_stats_fetch_retry(&s->syncp, start));
 	v[5] = atomic64_read(&oq->interrupts);
 	v[9] = atomic64_read(&oq->oq_declined);
 	v[14] = atomic64_read(&oq->rxwd_rescues);
+	v[17] = atomic64_read(&oq->resend);
 	v[18] = atomic64_read(&oq->rxwd_early);
+	v[19] = atomic64_read(&oq->rearm_resched);
 }
 
 static void octep_tx_vals(struct octep_iq *iq, u64 *v)

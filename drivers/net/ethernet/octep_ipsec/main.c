@@ -20,6 +20,7 @@
 
 int octep_service = OCTEP_SERVICE_VISIT;
 bool octep_resend;
+int octep_rearm = OCTEP_REARM_REREAD;
 
 static const char * const octep_service_names[] = {
 	[OCTEP_SERVICE_VISIT] = "visit",
@@ -49,6 +50,34 @@ static const struct kernel_param_ops octep_service_ops = {
 module_param_cb(service, &octep_service_ops, &octep_service, 0444);
 MODULE_PARM_DESC(service,
 		 "Diagnostic: receive servicing, visit (default) or pass (the old servicing the field report found leaving rings)");
+static const char * const octep_rearm_names[] = {
+	[OCTEP_REARM_REREAD] = "reread",
+	[OCTEP_REARM_NONE] = "none",
+};
+
+static int octep_rearm_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(octep_rearm_names, val);
+
+	if (i < 0)
+		return -EINVAL;
+	*(int *)kp->arg = i;
+	return 0;
+}
+
+static int octep_rearm_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", octep_rearm_names[*(int *)kp->arg]);
+}
+
+static const struct kernel_param_ops octep_rearm_ops = {
+	.set = octep_rearm_set,
+	.get = octep_rearm_get,
+};
+
+module_param_cb(rearm, &octep_rearm_ops, &octep_rearm, 0444);
+MODULE_PARM_DESC(rearm,
+		 "Diagnostic: after a completed visit re-enables the interrupt, reread (default: re-read the ring pair's counts and reschedule if either is nonzero, correct whether the block latches or drops a masked raise) or none (rely on the block latching it; strands rings on a block that drops it)");
 module_param_named(resend, octep_resend, bool, 0444);
 MODULE_PARM_DESC(resend,
 		 "Diagnostic: write OUT_CNTS RESEND (bit 59) after each completed visit, as octeon_ep does (default 0)");

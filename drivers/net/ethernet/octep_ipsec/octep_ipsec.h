@@ -61,8 +61,15 @@ enum octep_service {
 	OCTEP_SERVICE_PASS,
 };
 
+/* What a completing poll does after it re-enables the interrupt. */
+enum octep_rearm {
+	OCTEP_REARM_REREAD,	/* re-read the counts, reschedule if nonzero */
+	OCTEP_REARM_NONE,	/* rely on the block latching a masked raise */
+};
+
 extern int octep_service;	/* module parameter "service" */
 extern bool octep_resend;	/* module parameter "resend" */
+extern int octep_rearm;		/* module parameter "rearm" */
 
 /* oq->flags bits */
 enum {
@@ -96,7 +103,6 @@ struct octep_rx_stats {
 	u64 rx_resync;
 	u64 rxwd_stalls;
 	u64 tick_requests;
-	u64 resend;
 	struct u64_stats_sync syncp;
 };
 
@@ -118,6 +124,9 @@ struct octep_rx_stats {
  * @rxwd_rescues: rings the watchdog found with packets unasked
  * @rxwd_early: such rings whose interrupt had been enabled less than a tick
  *	before: its latched interrupt may still be on its way, not a rescue
+ * @resend: RESEND writes (resend=1), after SCHED was given back
+ * @rearm_resched: rings rescheduled by the re-read after the enable
+ *	(rearm=reread) because a count was nonzero
  */
 struct octep_oq {
 	struct octep_qvec *qv;
@@ -135,6 +144,8 @@ struct octep_oq {
 	atomic64_t oq_declined;
 	atomic64_t rxwd_rescues;
 	atomic64_t rxwd_early;
+	atomic64_t resend;
+	atomic64_t rearm_resched;
 };
 
 /*

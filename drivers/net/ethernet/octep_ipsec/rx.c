@@ -311,6 +311,56 @@ static int octep_oq_visit(struct octep_qvec *qv, int budget)
 	return done;
 }
 
+/*
+ * rearm=reread, after a completing poll re-enabled the interrupt. The poll
+ * read both counts zero last (a pass that took nothing, a reap that read
+ * zero) while the interrupt was off; anything counted since then crossed
+ * the level (or started the block's timer) with the interrupt off, and a
+ * block that drops a raise while disabled (octep_sim masked=drop) will
+ * never send it. So read the counts again, after the enable: a nonzero one
+ * is work nobody may announce, and the ring is scheduled again.
+ *
+ * Ordering: the enable is a posted MMIO write, the reads are MMIO reads to
+ * the same device; a read does not pass an earlier posted write (PCIe
+ * ordering; writeq()/readq() keep program order to one device), so the
+ * reads are answered after the block has seen the enable. The block pairs
+ * with this by counting a packet and then looking at the enable to decide
+ * whether to send: a packet counted before the enable arrived is in what
+ * we read, one counted after it raises the interrupt. Either way someone
+ * looks. (In octep_sim both the enable and the count run under the ring's
+ * lock, which gives the same order.)
+ *
+ * An output count the last visit left behind on purpose (a buffer not yet
+ * written, a refill that failed: rule 3) is the watchdog's next tick's:
+ * rescheduling for it would spin until the block writes the buffer.
+ *
+ * Costs two register reads per completed visit; under a latching block a
+ * raise may then come twice (the latched interrupt and this), the second
+ * turned away with a note (oq_declined) and one extra poll (oq_handed).
+ */
+static void octep_rearm_reread(struct octep_qvec *qv)
+{
+	struct octep_dev *oct = qv->oct;
+	struct octep_oq *oq = &qv->oq;
+	u64 out, in;
+
+	out = octep_rd64(oct, OCTEP_SDP_R_OUT_CNTS(qv->idx)) &
+	      OCTEP_SDP_CNTS_COUNT;
+	in = octep_rd64(oct, OCTEP_SDP_R_IN_CNTS(qv->idx)) &
+	     OCTEP_SDP_CNTS_COUNT;
+	if (!in && (!out || test_bit(OCTEP_OQ_TICK_REQ, &oq->flags)))
+		return;
+	if (!napi_schedule_prep(&qv->napi)) {
+		/* The interrupt (or the watchdog) got there first. */
+		atomic64_inc(&oq->oq_declined);
+		return;
+	}
+	/* SCHED is ours again: off, as the interrupt handler does. */
+	octep_regs_write_levels(qv, false);
+	atomic64_inc(&oq->rearm_resched);
+	__napi_schedule(&qv->napi);
+}
+
 /**
  * octep_napi_poll() - NAPI poll of a ring pair: reap transmit, visit receive
  * @napi: the ring pair's NAPI context
@@ -334,29 +384,30 @@ int octep_napi_poll(struct napi_struct *napi, int budget)
 		return budget;
 
 	/*
-	 * From here to the enable the ring has nobody inside (SCHED is given
-	 * back first) but is not left: a crossing since the last zero read is
-	 * latched and sent by the enable. Tell the watchdog (octep_wd_look()).
+	 * From here to the enable (and, with rearm=reread, its re-read) the
+	 * ring has nobody inside (SCHED is given back first) but is not
+	 * left: this poll still looks. Tell the watchdog (octep_wd_look()).
 	 */
 	set_bit(OCTEP_OQ_COMPLETING, &oq->flags);
 	if (napi_complete_done(napi, done)) {
 		/*
 		 * SCHED given back with no note: only now may the ring's
-		 * interrupt fire again. A crossing while it was off is
-		 * latched by the block and fires here.
+		 * interrupt fire again. A raise while it was off may have
+		 * been latched by the block (and fires here) or dropped:
+		 * octep_rearm_reread() covers the second.
 		 */
 		octep_regs_write_levels(qv, true);
 		WRITE_ONCE(qv->enabled_ns, ktime_get_ns());
-		/* enabled_ns before the bit; pairs with test_bit_acquire(). */
-		clear_bit_unlock(OCTEP_OQ_COMPLETING, &oq->flags);
 		if (octep_resend) {
 			/* As octeon_ep: RESEND after the count, counted. */
 			octep_wr64(qv->oct, OCTEP_SDP_R_OUT_CNTS(qv->idx),
 				   OCTEP_SDP_CNTS_RESEND);
-			u64_stats_update_begin(&oq->stats.syncp);
-			oq->stats.resend++;
-			u64_stats_update_end(&oq->stats.syncp);
+			atomic64_inc(&oq->resend);
 		}
+		if (octep_rearm == OCTEP_REARM_REREAD)
+			octep_rearm_reread(qv);
+		/* enabled_ns before the bit; pairs with test_bit_acquire(). */
+		clear_bit_unlock(OCTEP_OQ_COMPLETING, &oq->flags);
 	} else {
 		clear_bit_unlock(OCTEP_OQ_COMPLETING, &oq->flags);
 		/* A note was left (rule 2): NAPI polls this ring again. */
