@@ -233,6 +233,18 @@ static int octep_set_coalesce(struct net_device *netdev,
 				       oct->rx_ring_size);
 		return -EINVAL;
 	}
+	/*
+	 * The visit ends on a pass that read zero, so with a level of 1 the
+	 * next packet's crossing brings a servicer back. Above 1, a count
+	 * left between zero and the level is brought back only by the
+	 * block's time threshold; without one the ring waits for the
+	 * watchdog's period.
+	 */
+	if (ec->rx_max_coalesced_frames > 1 && !ec->rx_coalesce_usecs) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "rx-frames above 1 needs rx-usecs above 0, or packets below the level wait for the watchdog");
+		return -EINVAL;
+	}
 	if (ec->rx_coalesce_usecs > OCTEP_RX_TIME_MAX) {
 		NL_SET_ERR_MSG_FMT_MOD(extack, "rx-usecs is at most %u",
 				       OCTEP_RX_TIME_MAX);

@@ -11,7 +11,7 @@
 source "$(dirname "$0")/lib.sh"
 require_cmd ip iperf3 ethtool python3
 
-ktap_plan 17
+ktap_plan 19
 
 check "modules load" octep_load || ktap_finish
 check "device 0 with 2 rings" octep_new 0 2 || ktap_finish
@@ -24,6 +24,18 @@ check "default coalescing is rx-frames 1 rx-usecs 0" \
 
 # Refused, with nothing changed.
 check "rx-frames 0 is refused" sh -c "! ethtool -C $HOST_IF rx-frames 0"
+# A level above 1 with no time threshold would leave packets below the
+# level to the watchdog: refused with a message that names rx-usecs, and
+# the settings stay as they were.
+msg=$(ethtool -C "$HOST_IF" rx-frames 8 rx-usecs 0 2>&1)
+rc=$?
+[ "$rc" -ne 0 ] && grep -q "rx-usecs" <<<"$msg" &&
+	ktap_ok "rx-frames 8 rx-usecs 0 is refused, with a message" ||
+	ktap_fail "rx-frames 8 rx-usecs 0 is refused, with a message" \
+		"exit $rc: $msg"
+check "after the refusal, -c still reads rx-frames 1 rx-usecs 0" \
+	sh -c "ethtool -c $HOST_IF | grep -q '^rx-frames: *1$' &&
+	       ethtool -c $HOST_IF | grep -q '^rx-usecs: *0$'"
 check "rx ring of 100 (not a power of two) is refused" \
 	sh -c "! ethtool -G $HOST_IF rx 100"
 check "3 channels on a 2-ring device are refused" \
