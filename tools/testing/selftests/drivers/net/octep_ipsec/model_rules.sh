@@ -12,6 +12,7 @@
 #    and once, for a count nonzero and below the level;
 #  - RESEND raises one or not as resend_pending (level|nonzero|never) says;
 #  - a raise while the enable bit is clear is latched and sent on enable;
+#    with masked=drop it is lost, counted, and the enable sends nothing;
 #  - lose_irq loses one interrupt, counted;
 #  - a ring without credits drops and counts, never overwrites, and takes
 #    packets again when credits return; the fill fault does the same;
@@ -125,7 +126,7 @@ stub_len0()
 
 # ------------------------------------------------------------ setup
 
-ktap_plan 28
+ktap_plan 31
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 # shellcheck disable=SC2034 # lib.sh unloads what it finds loaded
@@ -250,10 +251,33 @@ fi
 reg_write $OUT_INT_LEVELS 0 "$(levels 1 0 $ENA)"
 expect "and is sent when the host enables" 0 irq_fired $((fired + 1))
 
+# masked=drop: the same crossing is lost, counted, and nothing is latched.
+ack_all 0
+sim_write masked drop
+reg_write $OUT_INT_LEVELS 0 "$(levels 1 0 0)"
+fired_d=$(rv 0 irq_fired)
+dropped=$(rv 0 irq_masked_dropped)
+inject 0 1
+if [ "$(rv 0 irq_masked_dropped)" = $((dropped + 1)) ] &&
+   [ "$(rv 0 out_latched)" = 0 ]; then
+	ktap_ok "masked=drop: a crossing while disabled is lost and counted"
+else
+	ktap_fail "masked=drop: a crossing while disabled is lost and counted" \
+		"irq_masked_dropped $dropped -> $(rv 0 irq_masked_dropped), out_latched $(rv 0 out_latched)"
+fi
+reg_write $OUT_INT_LEVELS 0 "$(levels 1 0 $ENA)"
+expect "masked=drop: the enable sends nothing" 0 irq_fired "$fired_d"
+if echo bogus >"$SIM_DBG/masked" 2>/dev/null; then
+	ktap_fail "masked refuses an unknown value"
+else
+	ktap_ok "masked refuses an unknown value"
+fi
+sim_write masked latch
+
 ack_all 0
 echo 1 >"$SIM_DBG/ring0/lose_irq"
 inject 0 1
-if [ "$(rv 0 irq_lost)" = 1 ] && [ "$(rv 0 irq_fired)" = $((fired + 1)) ]; then
+if [ "$(rv 0 irq_lost)" = 1 ] && [ "$(rv 0 irq_fired)" = "$fired_d" ]; then
 	ktap_ok "lose_irq loses the next interrupt and counts it"
 else
 	ktap_fail "lose_irq loses the next interrupt and counts it" \
