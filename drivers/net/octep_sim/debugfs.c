@@ -73,6 +73,7 @@ static const struct osim_dbg_field osim_ring_fields[] = {
 	OSIM_RF("irq_resend", oq.cnt.raised[OSIM_CAUSE_RESEND], u64),
 	OSIM_RF("irq_latched", oq.cnt.latch_events, u64),
 	OSIM_RF("irq_masked_dropped", oq.cnt.masked_dropped, u64),
+	OSIM_RF("arrived_on_enable", oq.arrived_on_enable, u64),
 	OSIM_RF("resend_writes", oq.cnt.resend_writes, u64),
 	OSIM_RF("ack_excess", oq.cnt.ack_excess, u64),
 	/* output ring: packets */
@@ -151,6 +152,22 @@ static int osim_lose_set(void *data, u64 val)
 	return 0;
 }
 DEFINE_DEBUGFS_ATTRIBUTE(osim_lose_fops, osim_lose_get, osim_lose_set,
+			 "%llu\n");
+
+static int osim_aoe_get(void *data, u64 *val)
+{
+	*val = atomic_read(&((struct osim_ring *)data)->oq.arrive_on_enable);
+	return 0;
+}
+
+static int osim_aoe_set(void *data, u64 val)
+{
+	if (val > INT_MAX)
+		return -EINVAL;
+	atomic_set(&((struct osim_ring *)data)->oq.arrive_on_enable, val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(osim_aoe_fops, osim_aoe_get, osim_aoe_set,
 			 "%llu\n");
 
 static int osim_fill_get(void *data, u64 *val)
@@ -728,6 +745,8 @@ static void osim_debugfs_ring_add(struct osim_ring *ring)
 			       (void *)ring + osim_ring_fields[i].off,
 			       osim_ring_fields[i].size);
 	debugfs_create_file_unsafe("lose_irq", 0600, dir, ring, &osim_lose_fops);
+	debugfs_create_file_unsafe("arrive_on_enable", 0600, dir, ring,
+				   &osim_aoe_fops);
 	debugfs_create_file_unsafe("fill", 0600, dir, ring, &osim_fill_fops);
 	debugfs_create_file_unsafe("in_hang", 0600, dir, ring, &osim_hang_fops);
 	debugfs_create_file_unsafe("inject", 0200, dir, ring, &osim_inject_fops);

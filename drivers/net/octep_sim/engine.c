@@ -252,6 +252,7 @@ void osim_oq_init(struct osim_oq *oq)
 	hrtimer_setup(&oq->delay_timer, osim_delay_timer, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_ABS_SOFT);
 	atomic_set(&oq->inject, 0);
+	atomic_set(&oq->arrive_on_enable, 0);
 }
 
 /**
@@ -577,7 +578,8 @@ static int osim_rx_wire(struct osim_dev *dev, u64 *wait)
 }
 
 /* A synthetic frame for the inject hook: UDP/IPv4 with a sequence number. */
-static struct sk_buff *osim_synth(struct osim_dev *dev, struct osim_ring *ring)
+static struct sk_buff *osim_synth(struct osim_dev *dev, struct osim_ring *ring,
+				  gfp_t gfp)
 {
 	const unsigned int len = ETH_ZLEN;
 	struct sk_buff *skb;
@@ -586,7 +588,7 @@ static struct sk_buff *osim_synth(struct osim_dev *dev, struct osim_ring *ring)
 	struct iphdr *iph;
 	__be32 *payload;
 
-	skb = alloc_skb(len, GFP_KERNEL);
+	skb = alloc_skb(len, gfp);
 	if (!skb)
 		return NULL;
 	skb_put_zero(skb, len);
@@ -614,6 +616,38 @@ static struct sk_buff *osim_synth(struct osim_dev *dev, struct osim_ring *ring)
 	return skb;
 }
 
+/**
+ * osim_oq_arrive_on_enable() - fault: a packet counted just before an enable
+ * @dev: device
+ * @oq: output ring, its lock held
+ *
+ * Called by a host write of OUT_INT_LEVELS that sets the enable bit while
+ * it is clear, before the write applies: if the ring's arrive_on_enable
+ * fault is armed, one synthetic packet is written and counted now, so its
+ * crossing finds the interrupt still disabled - the packet that arrives
+ * between a poll's last read of the count and its enable, deterministically.
+ */
+void osim_oq_arrive_on_enable(struct osim_dev *dev, struct osim_oq *oq)
+{
+	struct osim_ring *ring = container_of(oq, struct osim_ring, oq);
+	struct sk_buff *skb;
+
+	if (oq->cnt.ena || !atomic_add_unless(&oq->arrive_on_enable, -1, 0))
+		return;
+	skb = osim_synth(dev, ring, GFP_ATOMIC);
+	if (!skb) {
+		atomic64_inc(&dev->wire_drops);
+		return;
+	}
+	if (osim_oq_put(dev, oq, skb, 0) == OSIM_PUT_WRITTEN) {
+		oq->arrived_on_enable++;
+		/* The buffer before the count (osim_cnt_add() releases it). */
+		dma_wmb();
+		osim_cnt_add(&oq->cnt, 1);
+	}
+	dev_kfree_skb_any(skb);
+}
+
 /* Synthetic packets asked for through debugfs inject. */
 static int osim_rx_inject(struct osim_dev *dev)
 {
@@ -632,7 +666,7 @@ static int osim_rx_inject(struct osim_dev *dev)
 		atomic_sub(n, &ring->oq.inject);
 		__skb_queue_head_init(&list);
 		while (n--) {
-			skb = osim_synth(dev, ring);
+			skb = osim_synth(dev, ring, GFP_KERNEL);
 			if (!skb) {
 				atomic64_inc(&dev->wire_drops);
 				continue;

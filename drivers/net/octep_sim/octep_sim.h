@@ -126,6 +126,8 @@ struct osim_cnt {
  * @delay_timer: writes @deferred when due
  * @inject: synthetic packets the engine still has to make (debugfs)
  * @inject_seq: sequence number of the next synthetic packet
+ * @arrive_on_enable: fault: enables still to be preceded by a packet
+ * @arrived_on_enable: packets so counted
  * @pkts: packets written to the host
  * @bytes: their bytes
  * @drop_credit: dropped for want of credits
@@ -151,6 +153,8 @@ struct osim_oq {
 	struct hrtimer delay_timer;
 	atomic_t inject;
 	u32 inject_seq;
+	atomic_t arrive_on_enable;
+	u64 arrived_on_enable;
 	u64 pkts;
 	u64 bytes;
 	u64 drop_credit;
@@ -419,6 +423,7 @@ void osim_engine_kick(struct osim_dev *dev);
 int osim_engine_set_cpu(struct osim_dev *dev, int cpu);
 void osim_oq_init(struct osim_oq *oq);
 void osim_oq_flush_deferred(struct osim_oq *oq, bool write);
+void osim_oq_arrive_on_enable(struct osim_dev *dev, struct osim_oq *oq);
 
 /* wire.c */
 int osim_wire_create(struct osim_dev *dev);

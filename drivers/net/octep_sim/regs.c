@@ -129,6 +129,8 @@ static void osim_oq_write(struct osim_dev *dev, struct osim_oq *oq, u32 reg,
 		osim_cnt_host_write(&oq->cnt, val);
 		break;
 	case OCTEP_SDP_R_OUT_INT_LEVELS_START:
+		if (val & OCTEP_SDP_INT_LEVELS_ENA)
+			osim_oq_arrive_on_enable(dev, oq);
 		osim_cnt_levels_write(&oq->cnt, val);
 		break;
 	case OCTEP_SDP_R_OUT_SLIST_BADDR_START:
