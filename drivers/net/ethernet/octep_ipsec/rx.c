@@ -404,7 +404,9 @@ int octep_napi_poll(struct napi_struct *napi, int budget)
 				   OCTEP_SDP_CNTS_RESEND);
 			atomic64_inc(&oq->resend);
 		}
-		if (octep_rearm == OCTEP_REARM_REREAD)
+		/* service=pass is the old driver whole: no re-read there. */
+		if (octep_rearm == OCTEP_REARM_REREAD &&
+		    octep_service != OCTEP_SERVICE_PASS)
 			octep_rearm_reread(qv);
 		/* enabled_ns before the bit; pairs with test_bit_acquire(). */
 		clear_bit_unlock(OCTEP_OQ_COMPLETING, &oq->flags);
