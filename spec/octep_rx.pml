@@ -22,6 +22,16 @@
  *   BLK_TIMER     the block's time threshold: a ring whose count left zero
  *                 gets one interrupt later if the count is still nonzero
  *   RESEND        a completed visit writes RESEND (bit 59) after re-enabling
+ *                 (resend=1); the block raises if the ring is pending:
+ *   RESEND_NONZERO  pending = the count is nonzero (default: at or above
+ *                 the level; octep_sim resend_pending=level|nonzero|never)
+ *   RESEND_NEVER  RESEND never raises
+ *   REARM_NONE    the old exit (rearm=none): after re-enabling, nothing.
+ *                 Default (rearm=reread, service=visit only): re-read
+ *                 OUT_CNTS after re-enabling; if nonzero and no tick is
+ *                 requested, napi_schedule_prep(), mask, __napi_schedule()
+ *   DROP_MASKED   the block drops a raise while the ring's IRQ is masked
+ *                 (octep_sim masked=drop); default: latched (masked=latch)
  *   UNSEEN        the block counts a packet before it writes its buffer
  *   QUIESCES=n    quiesce/resume cycles (default 1)
  *   RESUME_NO_UNMASK  the resume leaves unmasking the block to the poll
@@ -37,9 +47,10 @@
  *   OVERRIDE      arming the watchdog for its period overrides a request
  *   OVERRUN       a pass is not told what is left of the budget
  *   NO_SYNC_NET   the quiesce does not wait out the poll's tail
- *   DROP_MASKED   the block drops a crossing while the ring's IRQ is masked
+ *   DROP_MASKED with REARM_NONE: the old exit on a block that drops
  *   NO_NOTE       napi_schedule_prep() without MISSED: a servicer turned
- *                 away by a held ring leaves no note (rule 2 broken)
+ *                 away by a held ring leaves no note (rule 2 broken); fails
+ *                 only with REARM_NONE (the re-read covers a lost note)
  *   NO_RESUME_SCHED  the resume does not schedule the ring once
  *
  * Granularity: every atomic { } below is one indivisible step. The kernel's
@@ -382,11 +393,34 @@ end:
 #ifdef RESEND
 					atomic {
 						if
+#if defined(RESEND_NEVER)
+						:: false -> skip
+#elif defined(RESEND_NONZERO)
+						:: OUT_CNTS > 0 -> irq_raise()
+#else
 						:: OUT_CNTS >= pkts_level ->
-							irq_latched = 1
+							irq_raise()
+#endif
 						:: else -> skip
 						fi
 					}
+#endif
+#if !defined(REARM_NONE) && !defined(SERVICE_PASS)
+					/* rearm=reread: the count again, after the
+					 * enable; work nobody may announce is
+					 * scheduled (octep_rearm_reread()) */
+					n = OUT_CNTS;
+					if
+					:: n > 0 && !tick_req ->
+						atomic { napi_schedule_prep(resched) }
+						if
+						:: resched ->
+							irq_ena = 0;
+							on_list = 1
+						:: else -> skip
+						fi
+					:: else -> skip
+					fi;
 #endif
 					skip
 				:: else -> skip
