@@ -30,7 +30,9 @@ u64 octep_regs_oq_levels(u32 level, u32 time)
  *
  * Disabling is what the interrupt handler does before it schedules NAPI;
  * enabling is done only by a poll whose napi_complete_done() returned true.
- * A crossing while disabled is latched by the block and fires on enable.
+ * A crossing while disabled may be latched by the block and sent at the
+ * enable, or dropped: the poll re-reads the counts after enabling
+ * (octep_rearm_reread()).
  */
 void octep_regs_write_levels(struct octep_qvec *qv, bool enable)
 {
