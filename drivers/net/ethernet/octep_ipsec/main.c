@@ -27,55 +27,57 @@ static const char * const octep_service_names[] = {
 	[OCTEP_SERVICE_PASS] = "pass",
 };
 
-static int octep_service_set(const char *val, const struct kernel_param *kp)
-{
-	int i = sysfs_match_string(octep_service_names, val);
-
-	if (i < 0)
-		return -EINVAL;
-	*(int *)kp->arg = i;
-	return 0;
-}
-
-static int octep_service_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n", octep_service_names[*(int *)kp->arg]);
-}
-
-static const struct kernel_param_ops octep_service_ops = {
-	.set = octep_service_set,
-	.get = octep_service_get,
-};
-
-module_param_cb(service, &octep_service_ops, &octep_service, 0444);
-MODULE_PARM_DESC(service,
-		 "Diagnostic: receive servicing, visit (default) or pass (the old servicing the field report found leaving rings)");
 static const char * const octep_rearm_names[] = {
 	[OCTEP_REARM_REREAD] = "reread",
 	[OCTEP_REARM_NONE] = "none",
 };
 
-static int octep_rearm_set(const char *val, const struct kernel_param *kp)
+/* A module parameter that takes one of a list of names. */
+struct octep_enum_param {
+	int *val;
+	const char * const *names;
+	size_t n;
+};
+
+static int octep_enum_set(const char *val, const struct kernel_param *kp)
 {
-	int i = sysfs_match_string(octep_rearm_names, val);
+	const struct octep_enum_param *p = kp->arg;
+	int i = __sysfs_match_string(p->names, p->n, val);
 
 	if (i < 0)
 		return -EINVAL;
-	*(int *)kp->arg = i;
+	*p->val = i;
 	return 0;
 }
 
-static int octep_rearm_get(char *buf, const struct kernel_param *kp)
+static int octep_enum_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%s\n", octep_rearm_names[*(int *)kp->arg]);
+	const struct octep_enum_param *p = kp->arg;
+
+	return sysfs_emit(buf, "%s\n", p->names[*p->val]);
 }
 
-static const struct kernel_param_ops octep_rearm_ops = {
-	.set = octep_rearm_set,
-	.get = octep_rearm_get,
+static const struct kernel_param_ops octep_enum_ops = {
+	.set = octep_enum_set,
+	.get = octep_enum_get,
 };
 
-module_param_cb(rearm, &octep_rearm_ops, &octep_rearm, 0444);
+static struct octep_enum_param octep_service_param = {
+	.val = &octep_service,
+	.names = octep_service_names,
+	.n = ARRAY_SIZE(octep_service_names),
+};
+
+static struct octep_enum_param octep_rearm_param = {
+	.val = &octep_rearm,
+	.names = octep_rearm_names,
+	.n = ARRAY_SIZE(octep_rearm_names),
+};
+
+module_param_cb(service, &octep_enum_ops, &octep_service_param, 0444);
+MODULE_PARM_DESC(service,
+		 "Diagnostic: receive servicing, visit (default) or pass (the old servicing the field report found leaving rings)");
+module_param_cb(rearm, &octep_enum_ops, &octep_rearm_param, 0444);
 MODULE_PARM_DESC(rearm,
 		 "Diagnostic: after a completed visit re-enables the interrupt, reread (default: re-read the ring pair's counts and reschedule if either is nonzero, correct whether the block latches or drops a masked raise) or none (rely on the block latching it; strands rings on a block that drops it)");
 module_param_named(resend, octep_resend, bool, 0444);
