@@ -86,31 +86,37 @@ lifetime_case()
 	fi
 }
 
+# install_limited DIR DESC SPI SRC DST LIMITS...: packet-offload states
+# both ways, the DIR one (SPI from SRC to DST) with LIMITS (xfrm_nl.py
+# options), policies and the peer; checks that the limited one is
+# offloaded.
+install_limited()
+{
+	local dir=$1 desc=$2 spi=$3 src=$4 dst=$5 other=in out
+
+	shift 5
+	[ "$dir" = in ] && other=out
+	ipsec_flush
+	out=$(ipsec_host_sa "$dir" transport packet "$@" 2>&1)
+	ipsec_host_sa "$other" transport packet >/dev/null
+	ipsec_host_pol out transport packet >/dev/null
+	ipsec_host_pol in transport packet >/dev/null
+	ipsec_peer transport >/dev/null 2>&1
+	if ipsec_offloaded "$spi" "$src" "$dst"; then
+		ktap_ok "$desc offloaded"
+	else
+		ktap_fail "$desc offloaded" "$out"
+	fi
+}
+
 # Outbound: packet limits.
-out=$(ipsec_host_sa out transport packet --soft-packets 10 --hard-packets 20 2>&1)
-ipsec_host_sa in transport packet >/dev/null
-ipsec_host_pol out transport packet >/dev/null
-ipsec_host_pol in transport packet >/dev/null
-ipsec_peer transport >/dev/null 2>&1
-if ipsec_offloaded "$IPSEC_SPI_OUT" "$O_H" "$O_P"; then
-	ktap_ok "outbound state with packet limits offloaded"
-else
-	ktap_fail "outbound state with packet limits offloaded" "$out"
-fi
+install_limited out "outbound state with packet limits" \
+	"$IPSEC_SPI_OUT" "$O_H" "$O_P" --soft-packets 10 --hard-packets 20
 lifetime_case "out, packets 10/20" "$IPSEC_SPI_OUT" "$O_H" "$O_P" out 5 10 20
 
 # Inbound: byte limits, 108 bytes a ping (ICMP header and 100 bytes).
-ipsec_flush
-out=$(ipsec_host_sa in transport packet --soft-bytes 1000 --hard-bytes 2000 2>&1)
-ipsec_host_sa out transport packet >/dev/null
-ipsec_host_pol out transport packet >/dev/null
-ipsec_host_pol in transport packet >/dev/null
-ipsec_peer transport >/dev/null 2>&1
-if ipsec_offloaded "$IPSEC_SPI_IN" "$O_P" "$O_H"; then
-	ktap_ok "inbound state with byte limits offloaded"
-else
-	ktap_fail "inbound state with byte limits offloaded" "$out"
-fi
+install_limited in "inbound state with byte limits" \
+	"$IPSEC_SPI_IN" "$O_P" "$O_H" --soft-bytes 1000 --hard-bytes 2000
 lifetime_case "in, bytes 1000/2000" "$IPSEC_SPI_IN" "$O_P" "$O_H" in 5 10 19
 
 ipsec_flush
