@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * octep_sim: a device model of the OCTEON SDP block (see
- * Documentation/networking/device_drivers/ethernet/octep_ipsec.rst,
- * "The device model: octep_sim").
+ * Documentation/networking/device_drivers/ethernet/octep_sim.rst).
  *
  * One file per concern: bus.c (the bus, new_device/del_device), dev.c (a
  * device's life), regs.c (the register window), irq.c (irq_chip, domain and
