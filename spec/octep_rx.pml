@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * octep_rx.pml - the receive servicing of one octep_ipsec output ring,
- * as a Promela model for spin (see spec/README and the .rst section
- * "The model-checked specification").
+ * as a Promela model for spin (see spec/README.md).
  *
  * Names follow the driver: OUT_CNTS (the ring's R_OUT_CNTS count),
  * pkts_level (R_OUT_INT_LEVELS packet level), NAPI_STATE_SCHED and
