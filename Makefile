@@ -7,6 +7,8 @@
 #   make checkpatch      checkpatch.pl --strict over our .c/.h files
 #   make check           setup, build, style checks, spin model, VM selftests
 #   make check-debug     the same selftests on the debug (KASAN, lockdep) kernel
+#   make check-matrix    the visit-rule tests under every setting of the
+#                        block's unknowns (masked x resend_pending)
 #   make check-fresh     setup and build from nothing in a new Debian 12 root
 #   make demo            one TCP stream host -> peer through a model device
 #   make model           the spin model check (spec/)
@@ -26,7 +28,7 @@ KBUILD_ARGS := -C $(KDIR) M=$(top) CONFIG_OCTEP_IPSEC=m CONFIG_OCTEP_SIM=m
 CHECKPATCH_FILES = $(shell cd $(top) && find drivers include -name '*.[ch]' \
 			! -name '*.mod.c' 2>/dev/null | sort)
 
-.PHONY: all modules clean distclean checkpatch check check-debug check-fresh demo model compat help
+.PHONY: all modules clean distclean checkpatch check check-debug check-matrix check-fresh demo model compat help
 
 all: modules
 
@@ -54,6 +56,9 @@ check:
 check-debug:
 	$(top)/scripts/check --kernel debug
 
+check-matrix:
+	$(top)/scripts/check --matrix
+
 check-fresh:
 	$(top)/scripts/check-fresh
 
@@ -71,4 +76,4 @@ model:
 	fi
 
 help:
-	@sed -n '3,14p' $(top)/Makefile
+	@sed -n '3,16p' $(top)/Makefile

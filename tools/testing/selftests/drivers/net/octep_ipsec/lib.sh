@@ -296,6 +296,17 @@ octep_new()
 	SIM_DBG=/sys/kernel/debug/octep_sim/octep_sim$id
 	DL_DEV=auxiliary/octep_sim.sdp.$id
 	export HOST_IF WIRE_IF SIM_DBG DL_DEV
+	# scripts/check --matrix: the block's unknowns as the model picks
+	# them, set before the test's traffic.
+	if [ -n "${OCTEP_SIM_MASKED:-}" ]; then
+		sim_write masked "$OCTEP_SIM_MASKED" || return 1
+	fi
+	if [ -n "${OCTEP_SIM_RESEND_PENDING:-}" ]; then
+		sim_write resend_pending "$OCTEP_SIM_RESEND_PENDING" || return 1
+	fi
+	if [ -n "${OCTEP_SIM_MASKED:-}${OCTEP_SIM_RESEND_PENDING:-}" ]; then
+		echo "# octep_sim$id: masked=$(sim_read masked) resend_pending=$(sim_read resend_pending)"
+	fi
 }
 
 # octep_del ID: delete model device ID.
