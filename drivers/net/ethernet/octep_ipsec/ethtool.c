@@ -15,7 +15,7 @@ static const char * const octep_rx_names[] = {
 	"interrupts", "visits", "passes", "passes_max",
 	"oq_declined", "oq_handed", "oq_bound", "oq_unseen", "rx_resync",
 	"rxwd_rescues", "rxwd_stalls", "tick_requests", "resend",
-	"rxwd_early", "oq_rearm_resched",
+	"rxwd_early", "oq_rearm_resched", "oq_deferred", "oq_busy",
 };
 
 static const char * const octep_rx_total_names[] = {
@@ -23,7 +23,7 @@ static const char * const octep_rx_total_names[] = {
 	"interrupts", "visits", "passes", "passes_max",
 	"oq_declined", "oq_handed", "oq_bound", "oq_unseen", "rx_resync",
 	"rxwd_rescues", "rxwd_stalls", "tick_requests", "resend",
-	"rxwd_early", "oq_rearm_resched",
+	"rxwd_early", "oq_rearm_resched", "oq_deferred", "oq_busy",
 };
 
 #define OCTEP_RX_PASSES_MAX	8	/* index of passes_max: a max, not a sum */
@@ -60,7 +60,6 @@ static void octep_rx_vals(struct octep_oq *oq, u64 *v)
 		v[6] = s->visits;
 		v[7] = s->passes;
 		v[8] = s->passes_max;
-		v[10] = s->oq_handed;
 		v[11] = s->oq_bound;
 		v[12] = s->oq_unseen;
 		v[13] = s->rx_resync;
@@ -73,6 +72,9 @@ static void octep_rx_vals(struct octep_oq *oq, u64 *v)
 	v[17] = atomic64_read(&oq->resend);
 	v[18] = atomic64_read(&oq->rxwd_early);
 	v[19] = atomic64_read(&oq->rearm_resched);
+	v[10] = atomic64_read(&oq->oq_handed);
+	v[20] = atomic64_read(&oq->oq_deferred);
+	v[21] = atomic64_read(&oq->oq_busy);
 }
 
 static void octep_tx_vals(struct octep_iq *iq, u64 *v)

@@ -97,7 +97,6 @@ struct octep_rx_stats {
 	u64 visits;
 	u64 passes;
 	u64 passes_max;
-	u64 oq_handed;
 	u64 oq_bound;
 	u64 oq_unseen;
 	u64 rx_resync;
@@ -127,6 +126,11 @@ struct octep_rx_stats {
  * @resend: RESEND writes (resend=1), after SCHED was given back
  * @rearm_resched: rings rescheduled by the re-read after the enable
  *	(rearm=reread) because a count was nonzero
+ * @oq_handed: completions that found a note and kept the ring for NAPI
+ * @oq_deferred: completions NAPI deferred (napi_defer_hard_irqs): its
+ *	timer polls the ring, the interrupt stays off meanwhile
+ * @oq_busy: completions declined because a busy poller or netpoll owned
+ *	the ring; it polls again before letting go
  */
 struct octep_oq {
 	struct octep_qvec *qv;
@@ -146,6 +150,9 @@ struct octep_oq {
 	atomic64_t rxwd_early;
 	atomic64_t resend;
 	atomic64_t rearm_resched;
+	atomic64_t oq_handed;
+	atomic64_t oq_deferred;
+	atomic64_t oq_busy;
 };
 
 /*

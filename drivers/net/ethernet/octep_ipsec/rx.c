@@ -28,7 +28,8 @@
  *	note) and returns false (counted in oq_declined). The holder's
  *	napi_complete_done() clears SCHED, reads MISSED and, if a note was
  *	left, keeps SCHED and polls again, returning false (counted in
- *	oq_handed); the interrupt is re-enabled only when it returns true.
+ *	oq_handed); the interrupt is re-enabled only when it returns true
+ *	(a false return with no note: oq_deferred, oq_busy).
  *	Each side writes the state word and then reads what the other wrote:
  *	the turned-away servicer writes MISSED and reads SCHED, the holder
  *	clears SCHED and reads MISSED. Both writes are the same try_cmpxchg()
@@ -372,6 +373,7 @@ int octep_napi_poll(struct napi_struct *napi, int budget)
 {
 	struct octep_qvec *qv = container_of(napi, struct octep_qvec, napi);
 	struct octep_oq *oq = &qv->oq;
+	unsigned long owned;
 	bool tx_done;
 	int done;
 
@@ -383,6 +385,13 @@ int octep_napi_poll(struct napi_struct *napi, int budget)
 	if (done >= budget || !tx_done)
 		return budget;
 
+	/*
+	 * A busy poller or netpoll calling this poll owns the ring: then
+	 * napi_complete_done() returns false at once, and the owner polls
+	 * again before it lets go. The bits are the caller's, stable here.
+	 */
+	owned = READ_ONCE(napi->state) &
+		(NAPIF_STATE_NPSVC | NAPIF_STATE_IN_BUSY_POLL);
 	/*
 	 * From here to the enable (and, with rearm=reread, its re-read) the
 	 * ring has nobody inside (SCHED is given back first) but is not
@@ -412,10 +421,19 @@ int octep_napi_poll(struct napi_struct *napi, int budget)
 		clear_bit_unlock(OCTEP_OQ_COMPLETING, &oq->flags);
 	} else {
 		clear_bit_unlock(OCTEP_OQ_COMPLETING, &oq->flags);
-		/* A note was left (rule 2): NAPI polls this ring again. */
-		u64_stats_update_begin(&oq->stats.syncp);
-		oq->stats.oq_handed++;
-		u64_stats_update_end(&oq->stats.syncp);
+		/*
+		 * The interrupt stays off; NAPI comes back. A note (rule 2)
+		 * keeps SCHED and repolls; a deferral (napi_defer_hard_irqs)
+		 * gives SCHED back and arms NAPI's timer. SCHED may be given
+		 * back, so another servicer can be in this ring already: the
+		 * counts are atomics, not the owner's u64_stats.
+		 */
+		if (owned)
+			atomic64_inc(&oq->oq_busy);
+		else if (!test_bit(NAPI_STATE_SCHED, &napi->state))
+			atomic64_inc(&oq->oq_deferred);
+		else
+			atomic64_inc(&oq->oq_handed);
 	}
 	return done;
 }

@@ -69,12 +69,18 @@ static void octep_wd_rearm(struct octep_dev *oct)
  * interrupt, or re-enabled it less than a tick ago, is not left: a crossing
  * latched while the interrupt was off is sent by the enable, and the model
  * delivers it from an irq_work or an IPI, which under emulation can take a
- * while. Such a ring is scheduled, counted in rxwd_early, and not judged.
+ * while. Nor is a ring whose NAPI timer is pending: a completion deferred
+ * by napi_defer_hard_irqs (oq_deferred) leaves the interrupt off and that
+ * timer polls the ring. Such a ring is scheduled, counted in rxwd_early,
+ * and not judged.
  */
 static bool octep_wd_irq_in_flight(struct octep_qvec *qv)
 {
 	/* Pairs with clear_bit_unlock() after enabled_ns in the poll. */
 	if (test_bit_acquire(OCTEP_OQ_COMPLETING, &qv->oq.flags))
+		return true;
+	/* A lockless look: a timer that fires meanwhile finds SCHED ours. */
+	if (hrtimer_is_queued(&qv->napi.timer))
 		return true;
 	return ktime_get_ns() - READ_ONCE(qv->enabled_ns) <
 	       OCTEP_RXWD_TICK_US * NSEC_PER_USEC;
