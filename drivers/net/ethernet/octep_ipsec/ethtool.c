@@ -16,6 +16,7 @@ static const char * const octep_rx_names[] = {
 	"oq_declined", "oq_handed", "oq_bound", "oq_unseen", "rx_resync",
 	"rxwd_rescues", "rxwd_stalls", "tick_requests", "resend",
 	"rxwd_early", "oq_rearm_resched", "oq_deferred", "oq_busy",
+	"copybreak",
 };
 
 static const char * const octep_rx_total_names[] = {
@@ -24,6 +25,7 @@ static const char * const octep_rx_total_names[] = {
 	"oq_declined", "oq_handed", "oq_bound", "oq_unseen", "rx_resync",
 	"rxwd_rescues", "rxwd_stalls", "tick_requests", "resend",
 	"rxwd_early", "oq_rearm_resched", "oq_deferred", "oq_busy",
+	"rx_copybreak",
 };
 
 #define OCTEP_RX_PASSES_MAX	8	/* index of passes_max: a max, not a sum */
@@ -65,6 +67,7 @@ static void octep_rx_vals(struct octep_oq *oq, u64 *v)
 		v[13] = s->rx_resync;
 		v[15] = s->rxwd_stalls;
 		v[16] = s->tick_requests;
+		v[22] = s->copybreak;
 	} while (u64_stats_fetch_retry(&s->syncp, start));
 	v[5] = atomic64_read(&oq->interrupts);
 	v[9] = atomic64_read(&oq->oq_declined);

@@ -39,6 +39,9 @@
 #define OCTEP_RX_MAX_PKT	(OCTEP_RX_BUF_SIZE - OCTEP_SDP_RESP_HDR_LEN)
 #define OCTEP_MAX_MTU		(OCTEP_RX_MAX_PKT - ETH_HLEN - VLAN_HLEN)
 
+/* Frames this short are copied into a small skb (rx copybreak). */
+#define OCTEP_RX_COPYBREAK	256
+
 /* A rescued ring whose first pass takes this many packets had been left. */
 #define OCTEP_STALL_PKTS	32
 
@@ -102,6 +105,7 @@ struct octep_rx_stats {
 	u64 rx_resync;
 	u64 rxwd_stalls;
 	u64 tick_requests;
+	u64 copybreak;
 	struct u64_stats_sync syncp;
 };
 

@@ -141,6 +141,45 @@ static void octep_rx_offloads(struct octep_oq *oq, struct sk_buff *skb,
 		skb_set_hash(skb, hash, PKT_HASH_TYPE_L3);
 }
 
+/* The page becomes the skb's head: no copy, the whole page charged. */
+static struct sk_buff *octep_rx_build(struct napi_struct *napi,
+				      struct page *page, u32 len)
+{
+	struct sk_buff *skb;
+
+	skb = napi ? napi_build_skb(page_address(page), PAGE_SIZE) :
+		     build_skb(page_address(page), PAGE_SIZE);
+	if (unlikely(!skb))
+		return NULL;
+	skb_mark_for_recycle(skb);
+	skb_reserve(skb, OCTEP_RX_HEADROOM + OCTEP_SDP_RESP_HDR_LEN);
+	__skb_put(skb, len);
+	return skb;
+}
+
+/*
+ * A short frame is copied into a small skb and its page goes back to the
+ * pool at once: a page-sized head would charge a socket a page for a few
+ * bytes, and a receiver's default buffer would hold few such datagrams.
+ */
+static struct sk_buff *octep_rx_copy(struct octep_oq *oq,
+				     struct napi_struct *napi,
+				     struct page *page, u32 len)
+{
+	void *data = page_address(page) + OCTEP_RX_HEADROOM +
+		     OCTEP_SDP_RESP_HDR_LEN;
+	struct sk_buff *skb;
+
+	skb = napi ? napi_alloc_skb(napi, len) :
+		     netdev_alloc_skb_ip_align(oq->qv->oct->netdev, len);
+	if (unlikely(!skb))
+		return NULL;
+	skb_put_data(skb, data, len);
+	page_pool_put_full_page(oq->pp, page, false);
+	oq->stats.copybreak++;
+	return skb;
+}
+
 /*
  * One pass: read the count once, take up to @left of the packets it covers
  * in ring order, hand them up (GRO through @napi, or netif_receive_skb()
@@ -204,16 +243,15 @@ static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
 		}
 		dma_sync_single_for_cpu(dd, dma + OCTEP_SDP_RESP_HDR_LEN, len,
 					DMA_FROM_DEVICE);
-		skb = napi ? napi_build_skb(page_address(page), PAGE_SIZE) :
-			     build_skb(page_address(page), PAGE_SIZE);
+		if (len <= OCTEP_RX_COPYBREAK)
+			skb = octep_rx_copy(oq, napi, page, len);
+		else
+			skb = octep_rx_build(napi, page, len);
 		if (unlikely(!skb)) {
 			oq->stats.drops++;
 			page_pool_put_full_page(oq->pp, page, false);
 			continue;
 		}
-		skb_mark_for_recycle(skb);
-		skb_reserve(skb, OCTEP_RX_HEADROOM + OCTEP_SDP_RESP_HDR_LEN);
-		__skb_put(skb, len);
 		octep_rx_offloads(oq, skb, ext);
 		skb_record_rx_queue(skb, qv->idx);
 		skb->protocol = eth_type_trans(skb, oct->netdev);

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Small datagrams are charged what they take, not a page. A receiver that
+# is not reading, with the default socket buffer (net.core.rmem_default),
+# must still hold a burst of 100 small UDP datagrams whole: a frame up to
+# 256 bytes is copied into a small skb (rx_copybreak) and its page goes
+# back to the pool. With a page charged per datagram the default buffer
+# holds about 45 of them and the rest are dropped at the socket.
+#
+# Then the same burst of 1000-byte datagrams, which keep the page: the
+# test reports how many arrive and checks that every one that did not is
+# counted (UDP RcvbufErrors), so no loss goes uncounted.
+
+source "$(dirname "$0")/lib.sh"
+require_cmd ip ethtool python3 nstat
+
+N=100
+PORT=5598
+
+ktap_plan 7
+
+check "modules load" octep_load || ktap_finish
+check "device 0 with 1 ring" octep_new 0 1 || ktap_finish
+check "peer namespace behind the wire" peer_setup || ktap_finish
+
+# burst SIZE: N datagrams of SIZE bytes from the peer into a host socket
+# that reads nothing until the burst is over; prints the count received.
+burst()
+{
+	local out
+
+	out=$(mktemp)
+	python3 - "$PORT" "$out" <<'EOF' &
+import socket, sys, time
+port, out = int(sys.argv[1]), sys.argv[2]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", port))
+open(out, "w").write("ready\n")
+time.sleep(6)
+s.setblocking(False)
+got = 0
+try:
+    while True:
+        s.recv(4096)
+        got += 1
+except BlockingIOError:
+    pass
+open(out, "w").write("%d\n" % got)
+EOF
+	local rcv=$!
+
+	wait_for 5 grep -q ready "$out"
+	in_peer python3 - "$HOST_IP4" "$PORT" "$N" "$1" <<'EOF'
+import socket, sys
+host, port, n, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(n):
+    s.sendto(b"x" * size, (host, port))
+EOF
+	wait "$rcv"
+	cat "$out"
+	rm -f "$out"
+}
+
+rcvbuf_errors()
+{
+	nstat -az UdpRcvbufErrors | awk '$1 == "UdpRcvbufErrors" { print $2 }'
+}
+
+ktap_diag "net.core.rmem_default $(sysctl -n net.core.rmem_default)"
+c0=$(stat "$HOST_IF" rx_copybreak)
+e0=$(rcvbuf_errors)
+got=$(burst 64)
+c1=$(stat "$HOST_IF" rx_copybreak)
+e1=$(rcvbuf_errors)
+ktap_diag "64-byte datagrams: $got of $N held, rx_copybreak +$((c1 - c0)), UdpRcvbufErrors +$((e1 - e0))"
+if [ "$got" = "$N" ]; then
+	ktap_ok "100 64-byte datagrams held whole at the default socket buffer"
+else
+	ktap_fail "100 64-byte datagrams held whole at the default socket buffer" \
+		"$got of $N, UdpRcvbufErrors +$((e1 - e0))"
+fi
+if [ "$((c1 - c0))" -ge "$N" ]; then
+	ktap_ok "each was copied: rx_copybreak +$((c1 - c0))"
+else
+	ktap_fail "each was copied" "rx_copybreak +$((c1 - c0)) < $N"
+fi
+
+got=$(burst 200)
+ktap_diag "200-byte datagrams: $got of $N held"
+if [ "$got" = "$N" ]; then
+	ktap_ok "100 200-byte datagrams held whole at the default socket buffer"
+else
+	ktap_fail "100 200-byte datagrams held whole at the default socket buffer" "$got of $N"
+fi
+
+c0=$(stat "$HOST_IF" rx_copybreak)
+e0=$(rcvbuf_errors)
+d0=$(stat "$HOST_IF" rx_drops)
+got=$(burst 1000)
+c1=$(stat "$HOST_IF" rx_copybreak)
+e1=$(rcvbuf_errors)
+d1=$(stat "$HOST_IF" rx_drops)
+ktap_diag "1000-byte datagrams: $got of $N held, rx_copybreak +$((c1 - c0)), UdpRcvbufErrors +$((e1 - e0)), rx_drops +$((d1 - d0))"
+if [ "$((got + e1 - e0 + d1 - d0))" -ge "$N" ] && [ "$((c1 - c0))" -lt "$N" ]; then
+	ktap_ok "1000-byte datagrams keep their page; each one not held is counted ($got held, $((e1 - e0)) RcvbufErrors)"
+else
+	ktap_fail "1000-byte datagrams keep their page; each one not held is counted" \
+		"$got held + $((e1 - e0)) RcvbufErrors + $((d1 - d0)) rx_drops < $N, or rx_copybreak +$((c1 - c0))"
+fi
+
+ktap_finish
