@@ -54,8 +54,13 @@ static void octep_datapath_down(struct octep_dev *oct)
 		}
 		octep_iq_free(qv);
 		octep_oq_free(qv);
-		if (qv->napi.poll)
+		if (qv->napi.poll) {
+			netif_queue_set_napi(oct->netdev, q,
+					     NETDEV_QUEUE_TYPE_RX, NULL);
+			netif_queue_set_napi(oct->netdev, q,
+					     NETDEV_QUEUE_TYPE_TX, NULL);
 			netif_napi_del(&qv->napi);
+		}
 		qv->napi.poll = NULL;
 	}
 	oct->up = false;
@@ -88,6 +93,10 @@ static int octep_datapath_up(struct octep_dev *oct)
 		if (err)
 			goto err;
 		netif_napi_add(netdev, &qv->napi, octep_napi_poll);
+		/* For netlink's queue-get and napi-get (and busy polling). */
+		netif_napi_set_irq(&qv->napi, qv->irq);
+		netif_queue_set_napi(netdev, q, NETDEV_QUEUE_TYPE_RX, &qv->napi);
+		netif_queue_set_napi(netdev, q, NETDEV_QUEUE_TYPE_TX, &qv->napi);
 		octep_regs_iq_setup(qv);
 		octep_regs_oq_setup(qv);
 		local_bh_disable();

@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The netdev netlink family sees each ring pair's NAPI: queue-get gives
+# every receive and transmit queue in use the NAPI ID of its ring pair,
+# napi-get gives that NAPI the ring pair's interrupt (the line named
+# <netdev>-rxtx-<N> in /proc/interrupts), and both follow ethtool -L.
+# Read with the kernel's own YNL client (tools/net/ynl in linux-source).
+
+source "$(dirname "$0")/lib.sh"
+require_cmd ip ethtool python3
+
+KSRC=${KSRC:-/usr/src/linux-source-6.12}
+YNL=$KSRC/tools/net/ynl/cli.py
+SPEC=$KSRC/Documentation/netlink/specs/netdev.yaml
+
+if [ ! -f "$YNL" ] || [ ! -f "$SPEC" ] || ! python3 -c 'import yaml' 2>/dev/null; then
+	ktap_skip_all "no YNL client: $YNL, $SPEC and python3-yaml are needed"
+fi
+
+ktap_plan 10
+
+check "modules load" octep_load || ktap_finish
+check "device 0 with 4 rings" octep_new 0 4 || ktap_finish
+check "up" ip link set "$HOST_IF" up || ktap_finish
+
+ifindex=$(cat "/sys/class/net/$HOST_IF/ifindex")
+
+# links RINGS: check queue-get and napi-get against RINGS ring pairs in use;
+# prints "ok" or what is wrong.
+links()
+{
+	local q=$LIB_TMPDIR/q.json n=$LIB_TMPDIR/n.json
+
+	python3 "$YNL" --spec "$SPEC" --no-schema --output-json \
+		--dump queue-get --json "{\"ifindex\": $ifindex}" >"$q" || return 1
+	python3 "$YNL" --spec "$SPEC" --no-schema --output-json \
+		--dump napi-get --json "{\"ifindex\": $ifindex}" >"$n" || return 1
+	python3 - "$q" "$n" "$1" "$HOST_IF" <<'EOF'
+import json, sys
+queues, napis = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+rings, ifname = int(sys.argv[3]), sys.argv[4]
+irqs = {}
+for line in open("/proc/interrupts"):
+    f = line.split()
+    if f and f[-1].startswith(ifname + "-rxtx-"):
+        irqs[int(f[-1].rsplit("-", 1)[1])] = int(f[0].rstrip(":"))
+bad = []
+by_id = {n["id"]: n for n in napis}
+ring_napi = {}
+for t in ("rx", "tx"):
+    got = sorted(q["id"] for q in queues if q["type"] == t)
+    if got != list(range(rings)):
+        bad.append("%s queues %s, want 0..%d" % (t, got, rings - 1))
+    for q in queues:
+        if q["type"] != t:
+            continue
+        if "napi-id" not in q:
+            bad.append("%s queue %d has no napi-id" % (t, q["id"]))
+            continue
+        if ring_napi.setdefault(q["id"], q["napi-id"]) != q["napi-id"]:
+            bad.append("queue %d: rx and tx name different NAPIs" % q["id"])
+for r, nid in sorted(ring_napi.items()):
+    n = by_id.get(nid)
+    if n is None:
+        bad.append("ring %d: NAPI %d not in napi-get" % (r, nid))
+    elif n.get("irq") != irqs.get(r):
+        bad.append("ring %d: NAPI %d irq %s, /proc/interrupts %s" %
+                   (r, nid, n.get("irq"), irqs.get(r)))
+if len(set(ring_napi.values())) != len(ring_napi):
+    bad.append("two rings share a NAPI")
+print("ok" if not bad else "; ".join(bad))
+print("# rings %d: %s" % (rings, ", ".join(
+    "%d:napi %d irq %s" % (r, nid, by_id.get(nid, {}).get("irq"))
+    for r, nid in sorted(ring_napi.items()))), file=sys.stderr)
+EOF
+}
+
+LIB_TMPDIR=$(mktemp -d)
+on_exit "rm -rf $LIB_TMPDIR"
+
+# links_case NAME RINGS: one KTAP case from links().
+links_case()
+{
+	local r
+
+	r=$(links "$2")
+	if [ "$r" = ok ]; then
+		ktap_ok "$1"
+	else
+		ktap_fail "$1" "${r:-ynl failed}"
+	fi
+}
+
+links_case "4 rings: each queue names its ring's NAPI, each NAPI its IRQ" 4
+check "ethtool -L combined 1" ethtool -L "$HOST_IF" combined 1
+links_case "1 ring after -L: one queue each way, its NAPI and IRQ" 1
+check "ethtool -L combined 3" ethtool -L "$HOST_IF" combined 3
+links_case "3 rings after -L: the links rebuilt" 3
+check "down" ip link set "$HOST_IF" down
+q=$(python3 "$YNL" --spec "$SPEC" --no-schema --output-json \
+	--dump queue-get --json "{\"ifindex\": $ifindex}" 2>/dev/null |
+	python3 -c 'import json, sys; print(sum(1 for q in json.load(sys.stdin) if "napi-id" in q))')
+if [ "$q" = 0 ]; then
+	ktap_ok "down: no queue names a NAPI"
+else
+	ktap_fail "down: no queue names a NAPI" "${q:-ynl failed} queues with a napi-id"
+fi
+
+ktap_finish
