@@ -63,7 +63,10 @@ t0=$(s tx_timeouts)
 n0=$(dmesg | grep -c "NETDEV WATCHDOG: .*transmit queue 0 timed out")
 echo 1 >"$SIM_DBG/ring0/in_hang"
 ts=$SECONDS
-ping -f -c 300 -W 1 "$PEER_IP4" >/dev/null 2>&1 &
+# A preload of 128 fills the 64 instructions at once, so the queue stops
+# now: a flood paced by its own timeouts could leave it running (seen on
+# the debug kernel: 10 in flight after 9 s, and only the health check came).
+ping -f -l 128 -c 300 -W 1 "$PEER_IP4" >/dev/null 2>&1 &
 flood=$!
 on_exit kill "$flood"
 if wait_for 15 ge tx_timeouts $((t0 + 1)); then
