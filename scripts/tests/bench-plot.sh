@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Unit test of scripts/bench-plot: from a run's tables (a fixture copied
+# from scripts/bench's output) it writes both charts as PNG; from output
+# with no table it writes none and succeeds; a cut TCP table still draws.
+set -u
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+plot=$top/scripts/bench-plot
+fix=$top/scripts/tests/fixtures/bench-tables.txt
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+t()
+{
+	if eval "$2"; then
+		pass=$((pass + 1))
+		echo "ok $((pass + fail)) $1"
+	else
+		fail=$((fail + 1))
+		echo "not ok $((pass + fail)) $1"
+	fi
+}
+
+png() { [ "$(head -c 4 "$1" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ]; }
+
+out=$("$plot" "$fix" "$tmp/a")
+t "both tables: exit 0" '[ $? -eq 0 ]'
+t "the TCP chart is a PNG" 'png "$tmp/a-tcp.png"'
+t "the IPsec chart is a PNG" 'png "$tmp/a-ipsec.png"'
+t "the paths are printed" '[ "$out" = "$tmp/a-tcp.png"$'"'\n'"'"$tmp/a-ipsec.png" ]'
+echo "vm: up in 5 s" >"$tmp/none.txt"
+out=$("$plot" "$tmp/none.txt" "$tmp/b")
+t "no table: exit 0, no chart" '[ $? -eq 0 ] && [ -z "$out" ] && ! ls "$tmp"/b-* 2>/dev/null'
+sed -n '/^TCP, Mbit/,/^1 stream(s) from host/p' "$fix" >"$tmp/cut.txt"
+"$plot" "$tmp/cut.txt" "$tmp/c" >/dev/null
+t "a cut TCP table: its chart, no IPsec chart" 'png "$tmp/c-tcp.png" && [ ! -e "$tmp/c-ipsec.png" ]'
+echo "# $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
