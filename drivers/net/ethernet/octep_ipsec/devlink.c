@@ -6,6 +6,7 @@
 #include <net/devlink.h>
 
 #include "octep_ipsec.h"
+#include "ipsec.h"
 
 enum octep_devlink_param_id {
 	OCTEP_DEVLINK_PARAM_ID_BASE = DEVLINK_PARAM_GENERIC_ID_MAX,
@@ -114,7 +115,17 @@ static const struct devlink_param octep_params[] = {
 			     octep_param_validate),
 };
 
+/* devlink dev info: the driver's name is the core's; the rest is ours. */
+static int octep_dl_info_get(struct devlink *dl, struct devlink_info_req *req,
+			     struct netlink_ext_ack *extack)
+{
+	struct octep_dev *oct = devlink_priv(dl);
+
+	return octep_ipsec_info_put(oct, req);
+}
+
 static const struct devlink_ops octep_devlink_ops = {
+	.info_get	= octep_dl_info_get,
 };
 
 /**

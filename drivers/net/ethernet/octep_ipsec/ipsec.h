@@ -196,6 +196,7 @@ static inline bool octep_ipsec_rx_wanted(struct octep_oq *oq, u64 ext)
 unsigned int octep_ipsec_stats_count(struct octep_dev *oct);
 void octep_ipsec_stats_strings(struct octep_dev *oct, u8 **data);
 void octep_ipsec_stats_values(struct octep_dev *oct, u64 *data);
+int octep_ipsec_info_put(struct octep_dev *oct, struct devlink_info_req *req);
 u8 octep_ipsec_flows(struct octep_dev *oct);
 int octep_ipsec_set_flows(struct octep_dev *oct, u8 flows,
 			  struct netlink_ext_ack *extack);

@@ -1756,6 +1756,30 @@ void octep_ipsec_stats_strings(struct octep_dev *oct, u8 **data)
 }
 
 /**
+ * octep_ipsec_info_put() - devlink dev info: what GET_INFO said at probe
+ * @oct: device
+ * @req: the info request
+ *
+ * The control mailbox's protocol version (major.minor) as fw.mgmt.api.
+ * Nothing when the block has no flow table.
+ *
+ * Return: 0 or a negative errno.
+ */
+int octep_ipsec_info_put(struct octep_dev *oct, struct devlink_info_req *req)
+{
+	struct octep_ipsec *ips = oct->ipsec;
+	char buf[16];
+	u32 v;
+
+	if (!ips)
+		return 0;
+	v = le32_to_cpu(ips->info.version);
+	snprintf(buf, sizeof(buf), "%u.%u", v >> 16, v & 0xffff);
+	return devlink_info_version_running_put(req,
+			DEVLINK_INFO_VERSION_GENERIC_FW_MGMT_API, buf);
+}
+
+/**
  * octep_ipsec_stats_values() - their values
  * @oct: device
  * @data: octep_ipsec_stats_count() values to fill

@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The driver's netdev and the model's wire appear when a model device is
-# created, the netdev names its driver, and IPv4 and IPv6 reach the peer
+# created, the netdev and devlink name the driver (devlink dev info also
+# the block's mailbox protocol), and IPv4 and IPv6 reach the peer
 # namespace behind the wire, both ways, only while the link is up.
 
 source "$(dirname "$0")/lib.sh"
 require_cmd ip ethtool ping
 
-ktap_plan 12
+ktap_plan 13
 
 check "modules load" octep_load || ktap_finish
 check "device 0 with 2 rings: netdev and wire appear" octep_new 0 2 || ktap_finish
@@ -20,6 +21,16 @@ else
 	ktap_fail "ethtool -i $HOST_IF names the driver" "driver: '$drv'"
 fi
 check "devlink instance $DL_DEV exists" devlink dev show "$DL_DEV"
+# devlink dev info: the driver (the core's), and the control mailbox's
+# protocol version as GET_INFO gave it (the model speaks 1.0).
+info=$(devlink dev info "$DL_DEV")
+if echo "$info" | grep -q "driver octep_ipsec" &&
+   echo "$info" | grep -q "fw.mgmt.api 1.0"; then
+	ktap_ok "devlink dev info: driver octep_ipsec, fw.mgmt.api 1.0"
+else
+	ktap_fail "devlink dev info: driver octep_ipsec, fw.mgmt.api 1.0" \
+		"$(echo "$info" | tr '\n' ' ')"
+fi
 
 check "peer namespace behind the wire" peer_setup || ktap_finish
 
