@@ -29,7 +29,7 @@ check "peer namespace behind the wire" peer_setup || ktap_finish
 
 nd=/sys/class/net/$HOST_IF
 tmp=$(mktemp)
-on_exit "rm -f $tmp"
+on_exit "rm -f $tmp $tmp.ready"
 old_busy=$(sysctl -n net.core.busy_read)
 on_exit "sysctl -qw net.core.busy_read=$old_busy"
 
@@ -37,11 +37,12 @@ on_exit "sysctl -qw net.core.busy_read=$old_busy"
 # writes the count received to OUT.
 udp_round()
 {
-	python3 - "$PORT" "$N" >"$1" <<'EOF' &
+	python3 - "$PORT" "$N" "$1.ready" >"$1" <<'EOF' &
 import signal, socket, sys
 port, n = int(sys.argv[1]), int(sys.argv[2])
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("0.0.0.0", port))
+open(sys.argv[3], "w").close()
 got = 0
 signal.signal(signal.SIGALRM, lambda *a: (print(got), sys.exit(0)))
 signal.alarm(30)
@@ -52,7 +53,8 @@ print(got)
 EOF
 	local rcv=$!
 
-	sleep 1
+	# Bound before the first datagram, however slow the host.
+	wait_for 30 test -e "$1.ready"
 	in_peer python3 - "$HOST_IP4" "$PORT" "$N" <<'EOF'
 import socket, sys, time
 host, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])

@@ -31,13 +31,19 @@ burst()
 	local out
 
 	out=$(mktemp)
+	# The receiver reads once the sender says it is done (a file both
+	# see), plus 1 s for the last frames: no fixed wait a busy host
+	# could outlast.
 	python3 - "$PORT" "$out" <<'EOF' &
-import socket, sys, time
+import os, socket, sys, time
 port, out = int(sys.argv[1]), sys.argv[2]
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("0.0.0.0", port))
 open(out, "w").write("ready\n")
-time.sleep(6)
+deadline = time.time() + 60
+while not os.path.exists(out + ".sent") and time.time() < deadline:
+    time.sleep(0.1)
+time.sleep(1)
 s.setblocking(False)
 got = 0
 try:
@@ -50,7 +56,7 @@ open(out, "w").write("%d\n" % got)
 EOF
 	local rcv=$!
 
-	wait_for 5 grep -q ready "$out"
+	wait_for 30 grep -q ready "$out"
 	in_peer python3 - "$HOST_IP4" "$PORT" "$N" "$1" <<'EOF'
 import socket, sys
 host, port, n, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
@@ -58,8 +64,10 @@ s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for i in range(n):
     s.sendto(b"x" * size, (host, port))
 EOF
+	touch "$out.sent"
 	wait "$rcv"
 	cat "$out"
+	rm -f "$out.sent"
 	rm -f "$out"
 }
 
