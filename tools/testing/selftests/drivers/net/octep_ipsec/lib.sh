@@ -112,6 +112,22 @@ check()
 	return "$rc"
 }
 
+# verdict DESC CMD...: one KTAP case from CMD's verdict: its output is
+# "ok", or what is wrong (the reason), which also fails the case when CMD
+# prints nothing. CMD's stderr passes through (diagnostics).
+verdict()
+{
+	local desc=$1 r
+
+	shift
+	r=$("$@")
+	if [ "$r" = ok ]; then
+		ktap_ok "$desc"
+	else
+		ktap_fail "$desc" "${r:-$1: no verdict}"
+	fi
+}
+
 # ktap_finish: print totals and exit with the kselftest code. Cases planned
 # but never reported count as failures.
 ktap_finish()
@@ -433,6 +449,52 @@ iperf_rate()
 d = json.load(sys.stdin)
 print(int(d["end"]["sum_received"]["bits_per_second"]) // int(sys.argv[1]))' \
 		"${1:-1000000}" 2>/dev/null || echo "${2:-0}"
+}
+
+# ring_left RING: one packet on RING whose interrupt is lost, nothing else
+# to bring a servicer (the host's IPv6 chatter is off meanwhile); waits up
+# to 10 s until someone drained the ring. Three interrupts are lost in case
+# one is taken all the same. 0 when the ring was drained.
+ring_left()
+{
+	local rc
+
+	sysctl -qw "net.ipv6.conf.$HOST_IF.disable_ipv6=1"
+	echo 3 >"$SIM_DBG/ring$1/lose_irq"
+	echo 1 >"$SIM_DBG/ring$1/inject"
+	wait_for 10 lib_drained "$1"
+	rc=$?
+	echo 0 >"$SIM_DBG/ring$1/lose_irq"
+	sysctl -qw "net.ipv6.conf.$HOST_IF.disable_ipv6=0"
+	return $rc
+}
+
+# lib_drained RING: the block's count of RING is 0.
+lib_drained()
+{
+	[ "$(sim_read "ring$1/out_count")" = 0 ]
+}
+
+# ynl_require: sets YNL (the kernel's YNL client in linux-source) and
+# YNL_SPEC (the netdev family's spec), or skips the whole test.
+ynl_require()
+{
+	local ksrc=${KSRC:-/usr/src/linux-source-6.12}
+
+	YNL=$ksrc/tools/net/ynl/cli.py
+	YNL_SPEC=$ksrc/Documentation/netlink/specs/netdev.yaml
+	if [ ! -f "$YNL" ] || [ ! -f "$YNL_SPEC" ] ||
+	   ! python3 -c 'import yaml' 2>/dev/null; then
+		ktap_skip_all "no YNL client: $YNL, $YNL_SPEC and python3-yaml are needed"
+	fi
+}
+
+# ynl_dump OP JSON: the netdev family's dump OP with the request JSON, as
+# JSON on stdout.
+ynl_dump()
+{
+	python3 "$YNL" --spec "$YNL_SPEC" --no-schema --output-json \
+		--dump "$1" --json "$2"
 }
 
 # ---------------------------------------------------------------- CPUs

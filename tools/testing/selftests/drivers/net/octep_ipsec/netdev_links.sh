@@ -10,13 +10,7 @@
 source "$(dirname "$0")/lib.sh"
 require_cmd ip ethtool python3
 
-KSRC=${KSRC:-/usr/src/linux-source-6.12}
-YNL=$KSRC/tools/net/ynl/cli.py
-SPEC=$KSRC/Documentation/netlink/specs/netdev.yaml
-
-if [ ! -f "$YNL" ] || [ ! -f "$SPEC" ] || ! python3 -c 'import yaml' 2>/dev/null; then
-	ktap_skip_all "no YNL client: $YNL, $SPEC and python3-yaml are needed"
-fi
+ynl_require
 
 ktap_plan 10
 
@@ -32,10 +26,8 @@ links()
 {
 	local q=$LIB_TMPDIR/q.json n=$LIB_TMPDIR/n.json
 
-	python3 "$YNL" --spec "$SPEC" --no-schema --output-json \
-		--dump queue-get --json "{\"ifindex\": $ifindex}" >"$q" || return 1
-	python3 "$YNL" --spec "$SPEC" --no-schema --output-json \
-		--dump napi-get --json "{\"ifindex\": $ifindex}" >"$n" || return 1
+	ynl_dump queue-get "{\"ifindex\": $ifindex}" >"$q" || return 1
+	ynl_dump napi-get "{\"ifindex\": $ifindex}" >"$n" || return 1
 	python3 - "$q" "$n" "$1" "$HOST_IF" <<'EOF'
 import json, sys
 queues, napis = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
@@ -79,27 +71,13 @@ EOF
 LIB_TMPDIR=$(mktemp -d)
 on_exit "rm -rf $LIB_TMPDIR"
 
-# links_case NAME RINGS: one KTAP case from links().
-links_case()
-{
-	local r
-
-	r=$(links "$2")
-	if [ "$r" = ok ]; then
-		ktap_ok "$1"
-	else
-		ktap_fail "$1" "${r:-ynl failed}"
-	fi
-}
-
-links_case "4 rings: each queue names its ring's NAPI, each NAPI its IRQ" 4
+verdict "4 rings: each queue names its ring's NAPI, each NAPI its IRQ" links 4
 check "ethtool -L combined 1" ethtool -L "$HOST_IF" combined 1
-links_case "1 ring after -L: one queue each way, its NAPI and IRQ" 1
+verdict "1 ring after -L: one queue each way, its NAPI and IRQ" links 1
 check "ethtool -L combined 3" ethtool -L "$HOST_IF" combined 3
-links_case "3 rings after -L: the links rebuilt" 3
+verdict "3 rings after -L: the links rebuilt" links 3
 check "down" ip link set "$HOST_IF" down
-q=$(python3 "$YNL" --spec "$SPEC" --no-schema --output-json \
-	--dump queue-get --json "{\"ifindex\": $ifindex}" 2>/dev/null |
+q=$(ynl_dump queue-get "{\"ifindex\": $ifindex}" 2>/dev/null |
 	python3 -c 'import json, sys; print(sum(1 for q in json.load(sys.stdin) if "napi-id" in q))')
 if [ "$q" = 0 ]; then
 	ktap_ok "down: no queue names a NAPI"
