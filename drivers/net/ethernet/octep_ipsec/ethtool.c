@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * octep_ipsec: ethtool - statistics (-S), coalescing (-c/-C), rings
- * (-g/-G), channels (-l/-L). Every change is applied through a quiesce.
+ * (-g/-G), channels (-l/-L), and the per-queue statistics of the netdev
+ * netlink family (qstats). Every change is applied through a quiesce.
  */
 #include <linux/ethtool.h>
 #include <linux/log2.h>
 #include <linux/rtnetlink.h>
+#include <net/netdev_queues.h>
 
 #include "octep_ipsec.h"
 
@@ -30,12 +32,22 @@ static const char * const octep_rx_total_names[] = {
 
 #define OCTEP_RX_PASSES_MAX	8	/* index of passes_max: a max, not a sum */
 
+/*
+ * The per-ring counters qstats carry (octep_stat_ops): packets, bytes,
+ * alloc_fail, csum_bad; ethtool -S gives only their totals.
+ */
+#define OCTEP_RX_QSTATS		(BIT(0) | BIT(1) | BIT(3) | BIT(4))
+
 /* Per input ring, as tx<N>_<name>; totals as tx_<name>. */
 static const char * const octep_tx_names[] = {
 	"packets", "bytes", "drops", "completions", "stops", "wakes",
 	"doorbells", "csum_offload", "tso", "tso_segs", "gather",
 	"linearize",
 };
+
+/* Carried by qstats: packets, bytes, stops, wakes, csum_offload, tso(_segs). */
+#define OCTEP_TX_QSTATS		(BIT(0) | BIT(1) | BIT(4) | BIT(5) | BIT(7) | \
+				 BIT(8) | BIT(9))
 
 static const char * const octep_dev_names[] = {
 	"rxwd_ticks", "rxwd_runs",
@@ -46,6 +58,8 @@ static const char * const octep_dev_names[] = {
 #define OCTEP_N_RX	ARRAY_SIZE(octep_rx_names)
 #define OCTEP_N_TX	ARRAY_SIZE(octep_tx_names)
 #define OCTEP_N_DEV	ARRAY_SIZE(octep_dev_names)
+#define OCTEP_N_RX_RING	(OCTEP_N_RX - hweight32(OCTEP_RX_QSTATS))
+#define OCTEP_N_TX_RING	(OCTEP_N_TX - hweight32(OCTEP_TX_QSTATS))
 
 static void octep_rx_vals(struct octep_oq *oq, u64 *v)
 {
@@ -111,7 +125,8 @@ static int octep_get_sset_count(struct net_device *netdev, int sset)
 
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
-	return (OCTEP_N_RX + OCTEP_N_TX) * (1 + oct->max_rings) + OCTEP_N_DEV +
+	return OCTEP_N_RX + OCTEP_N_TX + OCTEP_N_DEV +
+	       (OCTEP_N_RX_RING + OCTEP_N_TX_RING) * oct->max_rings +
 	       octep_ipsec_stats_count(oct);
 }
 
@@ -130,9 +145,13 @@ static void octep_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 		ethtool_puts(&data, octep_dev_names[i]);
 	for (q = 0; q < oct->max_rings; q++) {
 		for (i = 0; i < OCTEP_N_RX; i++)
-			ethtool_sprintf(&data, "rx%u_%s", q, octep_rx_names[i]);
+			if (!(OCTEP_RX_QSTATS & BIT(i)))
+				ethtool_sprintf(&data, "rx%u_%s", q,
+						octep_rx_names[i]);
 		for (i = 0; i < OCTEP_N_TX; i++)
-			ethtool_sprintf(&data, "tx%u_%s", q, octep_tx_names[i]);
+			if (!(OCTEP_TX_QSTATS & BIT(i)))
+				ethtool_sprintf(&data, "tx%u_%s", q,
+						octep_tx_names[i]);
 	}
 	octep_ipsec_stats_strings(oct, &data);
 }
@@ -143,22 +162,26 @@ static void octep_get_ethtool_stats(struct net_device *netdev,
 	struct octep_dev *oct = octep_from_netdev(netdev);
 	u64 *rx_tot = data, *tx_tot = data + OCTEP_N_RX;
 	u64 *dev = tx_tot + OCTEP_N_TX, *ring = dev + OCTEP_N_DEV;
+	u64 rx[OCTEP_N_RX], tx[OCTEP_N_TX];
 	unsigned int i, q;
 
 	memset(data, 0, (OCTEP_N_RX + OCTEP_N_TX + OCTEP_N_DEV) * sizeof(u64));
 	for (q = 0; q < oct->max_rings; q++) {
-		octep_rx_vals(&oct->qv[q].oq, ring);
+		octep_rx_vals(&oct->qv[q].oq, rx);
 		for (i = 0; i < OCTEP_N_RX; i++) {
 			if (i == OCTEP_RX_PASSES_MAX)
-				rx_tot[i] = max(rx_tot[i], ring[i]);
+				rx_tot[i] = max(rx_tot[i], rx[i]);
 			else
-				rx_tot[i] += ring[i];
+				rx_tot[i] += rx[i];
+			if (!(OCTEP_RX_QSTATS & BIT(i)))
+				*ring++ = rx[i];
 		}
-		ring += OCTEP_N_RX;
-		octep_tx_vals(&oct->qv[q].iq, ring);
-		for (i = 0; i < OCTEP_N_TX; i++)
-			tx_tot[i] += ring[i];
-		ring += OCTEP_N_TX;
+		octep_tx_vals(&oct->qv[q].iq, tx);
+		for (i = 0; i < OCTEP_N_TX; i++) {
+			tx_tot[i] += tx[i];
+			if (!(OCTEP_TX_QSTATS & BIT(i)))
+				*ring++ = tx[i];
+		}
 	}
 	dev[0] = atomic64_read(&oct->rxwd_ticks);
 	dev[1] = atomic64_read(&oct->rxwd_runs);
@@ -357,4 +380,85 @@ const struct ethtool_ops octep_ethtool_ops = {
 	.set_ringparam		= octep_set_ringparam,
 	.get_channels		= octep_get_channels,
 	.set_channels		= octep_set_channels,
+};
+
+/* Sets @rx to the sum of the qstats-carried counters of rings [from, to). */
+static void octep_qstat_rx(struct octep_dev *oct, unsigned int from,
+			   unsigned int to, struct netdev_queue_stats_rx *rx)
+{
+	u64 v[OCTEP_N_RX];
+	unsigned int q;
+
+	rx->packets = 0;
+	rx->bytes = 0;
+	rx->alloc_fail = 0;
+	rx->csum_bad = 0;
+	for (q = from; q < to; q++) {
+		octep_rx_vals(&oct->qv[q].oq, v);
+		rx->packets += v[0];
+		rx->bytes += v[1];
+		rx->alloc_fail += v[3];
+		rx->csum_bad += v[4];
+	}
+}
+
+/* Sets @tx to the sum of the qstats-carried counters of rings [from, to). */
+static void octep_qstat_tx(struct octep_dev *oct, unsigned int from,
+			   unsigned int to, struct netdev_queue_stats_tx *tx)
+{
+	u64 v[OCTEP_N_TX];
+	unsigned int q;
+
+	tx->packets = 0;
+	tx->bytes = 0;
+	tx->stop = 0;
+	tx->wake = 0;
+	tx->needs_csum = 0;
+	tx->hw_gso_packets = 0;
+	tx->hw_gso_wire_packets = 0;
+	for (q = from; q < to; q++) {
+		octep_tx_vals(&oct->qv[q].iq, v);
+		tx->packets += v[0];
+		tx->bytes += v[1];
+		tx->stop += v[4];
+		tx->wake += v[5];
+		tx->needs_csum += v[7];
+		tx->hw_gso_packets += v[8];
+		tx->hw_gso_wire_packets += v[9];
+	}
+}
+
+static void octep_get_queue_stats_rx(struct net_device *netdev, int idx,
+				     struct netdev_queue_stats_rx *rx)
+{
+	octep_qstat_rx(octep_from_netdev(netdev), idx, idx + 1, rx);
+}
+
+static void octep_get_queue_stats_tx(struct net_device *netdev, int idx,
+				     struct netdev_queue_stats_tx *tx)
+{
+	octep_qstat_tx(octep_from_netdev(netdev), idx, idx + 1, tx);
+}
+
+/*
+ * A ring pair's counters live as long as the device, across -L: the rings
+ * beyond the live queues are the base, so that base plus queues is the
+ * device's history, which ndo_get_stats64 sums too. The core calls this and
+ * the per-queue ops under RTNL, which also orders them after a -L.
+ */
+static void octep_get_base_stats(struct net_device *netdev,
+				 struct netdev_queue_stats_rx *rx,
+				 struct netdev_queue_stats_tx *tx)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+
+	octep_qstat_rx(oct, netdev->real_num_rx_queues, oct->max_rings, rx);
+	octep_qstat_tx(oct, netdev->real_num_tx_queues, oct->max_rings, tx);
+}
+
+/* qstats: `ynl --family netdev --dump qstats-get` and ethtool 6.10+. */
+const struct netdev_stat_ops octep_stat_ops = {
+	.get_queue_stats_rx	= octep_get_queue_stats_rx,
+	.get_queue_stats_tx	= octep_get_queue_stats_tx,
+	.get_base_stats		= octep_get_base_stats,
 };

@@ -324,6 +324,7 @@ int octep_netdev_create(struct octep_dev *oct)
 	SET_NETDEV_DEV(netdev, oct->dev);
 	netdev->netdev_ops = &octep_netdev_ops;
 	netdev->ethtool_ops = &octep_ethtool_ops;
+	netdev->stat_ops = &octep_stat_ops;
 	netdev->hw_features = NETIF_F_HW_CSUM | NETIF_F_RXCSUM |
 			      NETIF_F_RXHASH | NETIF_F_SG | NETIF_F_TSO |
 			      NETIF_F_TSO6 | NETIF_F_TSO_ECN;

@@ -427,6 +427,7 @@ void octep_wd_set_period(struct octep_dev *oct, u32 period_us);
 
 /* ethtool.c */
 extern const struct ethtool_ops octep_ethtool_ops;
+extern const struct netdev_stat_ops octep_stat_ops;
 void octep_get_stats64(struct net_device *netdev,
 		       struct rtnl_link_stats64 *s);
 

@@ -228,7 +228,7 @@ steer()
 
 	while [ $((p0 + p1)) -lt 1000 ] && [ "$SECONDS" -lt "$deadline" ]; do
 		sleep 0.1
-		p0=$(stat "$HOST_IF" rx0_packets) p1=$(stat "$HOST_IF" rx1_packets)
+		p0=$(sim_read ring0/out_pkts) p1=$(sim_read ring1/out_pkts)
 	done
 	if [ "$p0" -ge "$p1" ]; then rx=0 tx=1; else rx=1 tx=0; fi
 	echo 0 >"/sys/class/net/$HOST_IF/queues/tx-$rx/xps_cpus" &&
