@@ -13,6 +13,7 @@
 #include <linux/workqueue.h>
 
 #include "octep_ipsec.h"
+#include "octep_trace.h"
 #include "ipsec.h"
 
 struct octep_mbox_req {
@@ -146,6 +147,7 @@ int octep_mbox_call(struct octep_mbox *mb, u8 cmd, const void *req,
 	u64 body[OCTEP_SDP_MBOX_MAX_BODY] = {};
 	unsigned long left;
 	u32 cons, status;
+	u64 t0;
 	int ret = 0;
 
 	if (words > OCTEP_SDP_MBOX_MAX_BODY)
@@ -181,6 +183,7 @@ int octep_mbox_call(struct octep_mbox *mb, u8 cmd, const void *req,
 	octep_wr64(oct, OCTEP_SDP_MBOX_H2C_PROD, mb->h2c_prod);
 	spin_unlock_irq(&mb->lock);
 	atomic64_inc(&mb->requests);
+	t0 = ktime_get_ns();
 
 	left = wait_for_completion_timeout(&r.done,
 					   msecs_to_jiffies(OCTEP_MBOX_TIMEOUT_MS));
@@ -195,15 +198,18 @@ int octep_mbox_call(struct octep_mbox *mb, u8 cmd, const void *req,
 		atomic64_inc(&mb->timeouts);
 		dev_warn(oct->dev, "mailbox command %u got no response in %u ms\n",
 			 cmd, OCTEP_MBOX_TIMEOUT_MS);
+	} else if (r.words < 1) {
+		ret = -EPROTO;
+	} else {
+		status = (u32)le64_to_cpu(r.resp[0]);
+		if (status) {
+			atomic64_inc(&mb->errors);
+			ret = status < 4096 ? -(int)status : -EIO;
+		}
+	}
+	trace_octep_mbox(cmd, r.id, ret, ktime_get_ns() - t0);
+	if (ret)
 		return ret;
-	}
-	if (r.words < 1)
-		return -EPROTO;
-	status = (u32)le64_to_cpu(r.resp[0]);
-	if (status) {
-		atomic64_inc(&mb->errors);
-		return status < 4096 ? -(int)status : -EIO;
-	}
 	if (resp)
 		memcpy(resp, &r.resp[1],
 		       min_t(size_t, resp_len, (r.words - 1) * 8));

@@ -8,6 +8,7 @@
 #include <linux/rtnetlink.h>
 
 #include "octep_ipsec.h"
+#include "octep_trace.h"
 
 /**
  * octep_qv_schedule() - ask for a visit of a ring pair
@@ -26,6 +27,7 @@ bool octep_qv_schedule(struct octep_qvec *qv)
 	}
 	/* Held (note left), or disabled (the resume owes it a visit). */
 	atomic64_inc(&qv->oq.oq_declined);
+	trace_octep_note(qv->idx, OCTEP_NOTE_DECLINED);
 	return false;
 }
 
@@ -130,7 +132,8 @@ err:
  */
 void octep_quiesce(struct octep_dev *oct)
 {
-	unsigned int q;
+	unsigned int q, waits = 0;
+	u64 longest = 0;
 
 	ASSERT_RTNL();
 	if (!oct->up || oct->quiesced)
@@ -144,6 +147,8 @@ void octep_quiesce(struct octep_dev *oct)
 		napi_disable(napi);
 		dt = ktime_get_ns() - t0;
 		if (held) {
+			waits++;
+			longest = max(longest, dt);
 			oct->quiesce_waits++;
 			if (dt > oct->quiesce_wait_max_ns)
 				oct->quiesce_wait_max_ns = dt;
@@ -164,6 +169,7 @@ void octep_quiesce(struct octep_dev *oct)
 	}
 	oct->quiesced = true;
 	oct->quiesce_cycles++;
+	trace_octep_quiesce(oct->num_rings, waits, longest);
 }
 
 /**

@@ -84,6 +84,38 @@ enum {
 };
 
 /**
+ * enum octep_note - what became of a look at a held ring (tracepoint)
+ * @OCTEP_NOTE_DECLINED: a servicer found the ring held and left a note
+ * @OCTEP_NOTE_HANDED: the holder found a note and polls again
+ * @OCTEP_NOTE_DEFERRED: NAPI deferred the completion (its timer polls)
+ * @OCTEP_NOTE_BUSY: a busy poller or netpoll owned the ring
+ * @OCTEP_NOTE_REARM: the re-read after the enable rescheduled the ring
+ */
+enum octep_note {
+	OCTEP_NOTE_DECLINED,
+	OCTEP_NOTE_HANDED,
+	OCTEP_NOTE_DEFERRED,
+	OCTEP_NOTE_BUSY,
+	OCTEP_NOTE_REARM,
+};
+
+/**
+ * enum octep_wd_find - what the watchdog did with a ring it found counted
+ * @OCTEP_WD_ASKED: the ring asked for this tick (rule 3); scheduled
+ * @OCTEP_WD_RESCUE: nobody asked: a ring left behind, scheduled
+ * @OCTEP_WD_EARLY: its interrupt was enabled less than a tick ago
+ * @OCTEP_WD_REFILL: buffers to post, no packet counted; scheduled
+ * @OCTEP_WD_HELD: the ring was held: a note left for the holder
+ */
+enum octep_wd_find {
+	OCTEP_WD_ASKED,
+	OCTEP_WD_RESCUE,
+	OCTEP_WD_EARLY,
+	OCTEP_WD_REFILL,
+	OCTEP_WD_HELD,
+};
+
+/**
  * struct octep_rx_stats - counters of one output ring
  *
  * Written by whoever holds the ring: the NAPI poll (SCHED held) or, with

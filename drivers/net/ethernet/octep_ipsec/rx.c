@@ -65,6 +65,7 @@
 #include <net/page_pool/helpers.h>
 
 #include "octep_ipsec.h"
+#include "octep_trace.h"
 
 struct octep_pass_info {
 	bool unseen;	/* stopped at a counted buffer not yet written */
@@ -198,8 +199,10 @@ static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
 
 	cnt = octep_rd64(oct, OCTEP_SDP_R_OUT_CNTS(qv->idx)) &
 	      OCTEP_SDP_CNTS_COUNT;
-	if (!cnt)
+	if (!cnt) {
+		trace_octep_pass(qv->idx, 0, 0, left, false);
 		return 0;
+	}
 	if (cnt >= oq->posted)
 		pi->filled = true;
 	n = min_t(u64, cnt, min(left, oq->posted));
@@ -276,6 +279,7 @@ static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
 	}
 	oq->stats.packets += pkts;
 	oq->stats.bytes += bytes;
+	trace_octep_pass(qv->idx, cnt, taken, left, pi->unseen);
 	return taken;
 }
 
@@ -292,6 +296,7 @@ static u32 octep_oq_pass_flagged(struct octep_oq *oq, u32 left,
 
 	if (test_and_set_bit_lock(OCTEP_OQ_PASS_HELD, &oq->flags)) {
 		atomic64_inc(&oq->oq_declined);
+		trace_octep_note(oq->qv->idx, OCTEP_NOTE_DECLINED);
 		return 0;
 	}
 	taken = octep_oq_pass(oq, left, napi, pi);
@@ -309,7 +314,7 @@ static int octep_oq_visit(struct octep_qvec *qv, int budget)
 	struct octep_oq *oq = &qv->oq;
 	struct octep_pass_info pi = {};
 	bool pass_mode = octep_service == OCTEP_SERVICE_PASS;
-	bool rescued;
+	bool rescued, stall = false, tick = false;
 	u32 done = 0, taken, passes = 0;
 
 	/* Set by the watchdog before its napi_schedule() of this ring. */
@@ -325,8 +330,10 @@ static int octep_oq_visit(struct octep_qvec *qv, int budget)
 			taken = octep_oq_pass(oq, budget - done, &qv->napi,
 					      &pi);
 		if (!passes && rescued &&
-		    (taken >= OCTEP_STALL_PKTS || pi.filled))
+		    (taken >= OCTEP_STALL_PKTS || pi.filled)) {
 			oq->stats.rxwd_stalls++;
+			stall = true;
+		}
 		passes++;
 		done += taken;
 	} while (taken && done < budget && !pi.unseen);
@@ -345,8 +352,12 @@ static int octep_oq_visit(struct octep_qvec *qv, int budget)
 		u64_stats_update_begin(&oq->stats.syncp);
 		oq->stats.tick_requests++;
 		u64_stats_update_end(&oq->stats.syncp);
+		trace_octep_tick_request(qv->idx, pi.unseen,
+					 test_bit(OCTEP_OQ_REFILL, &oq->flags));
 		octep_wd_request_tick(oq);
+		tick = true;
 	}
+	trace_octep_visit(qv->idx, passes, done, budget, rescued, stall, tick);
 	return done;
 }
 
@@ -392,11 +403,13 @@ static void octep_rearm_reread(struct octep_qvec *qv)
 	if (!napi_schedule_prep(&qv->napi)) {
 		/* The interrupt (or the watchdog) got there first. */
 		atomic64_inc(&oq->oq_declined);
+		trace_octep_note(qv->idx, OCTEP_NOTE_DECLINED);
 		return;
 	}
 	/* SCHED is ours again: off, as the interrupt handler does. */
 	octep_regs_write_levels(qv, false);
 	atomic64_inc(&oq->rearm_resched);
+	trace_octep_note(qv->idx, OCTEP_NOTE_REARM);
 	__napi_schedule(&qv->napi);
 }
 
@@ -466,12 +479,16 @@ int octep_napi_poll(struct napi_struct *napi, int budget)
 		 * back, so another servicer can be in this ring already: the
 		 * counts are atomics, not the owner's u64_stats.
 		 */
-		if (owned)
+		if (owned) {
 			atomic64_inc(&oq->oq_busy);
-		else if (!test_bit(NAPI_STATE_SCHED, &napi->state))
+			trace_octep_note(qv->idx, OCTEP_NOTE_BUSY);
+		} else if (!test_bit(NAPI_STATE_SCHED, &napi->state)) {
 			atomic64_inc(&oq->oq_deferred);
-		else
+			trace_octep_note(qv->idx, OCTEP_NOTE_DEFERRED);
+		} else {
 			atomic64_inc(&oq->oq_handed);
+			trace_octep_note(qv->idx, OCTEP_NOTE_HANDED);
+		}
 	}
 	return done;
 }
@@ -502,10 +519,12 @@ bool octep_pass_watchdog_ring(struct octep_qvec *qv)
 		return false;
 	if (test_and_set_bit_lock(OCTEP_OQ_PASS_HELD, &oq->flags)) {
 		atomic64_inc(&oq->oq_declined);
+		trace_octep_wd_find(qv->idx, cnt, OCTEP_WD_HELD);
 		return true;
 	}
 	if (!asked)
 		atomic64_inc(&oq->rxwd_rescues);
+	trace_octep_wd_find(qv->idx, cnt, asked ? OCTEP_WD_ASKED : OCTEP_WD_RESCUE);
 	u64_stats_update_begin(&oq->stats.syncp);
 	taken = octep_oq_pass(oq, oq->size, NULL, &pi);
 	if (!asked && (taken >= OCTEP_STALL_PKTS || pi.filled))

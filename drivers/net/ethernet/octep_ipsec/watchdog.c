@@ -17,6 +17,7 @@
  * watchdog's own exit and in the resume.
  */
 #include "octep_ipsec.h"
+#include "octep_trace.h"
 
 static enum hrtimer_mode octep_wd_mode(void)
 {
@@ -90,6 +91,7 @@ static bool octep_wd_irq_in_flight(struct octep_qvec *qv)
 static bool octep_wd_look(struct octep_qvec *qv)
 {
 	struct octep_oq *oq = &qv->oq;
+	enum octep_wd_find find;
 	bool asked;
 	u64 cnt;
 
@@ -107,14 +109,20 @@ static bool octep_wd_look(struct octep_qvec *qv)
 		 */
 		if (!asked && cnt && octep_wd_irq_in_flight(qv)) {
 			atomic64_inc(&oq->rxwd_early);
+			find = OCTEP_WD_EARLY;
 		} else if (!asked && cnt) {
 			atomic64_inc(&oq->rxwd_rescues);
 			set_bit(OCTEP_OQ_RESCUED, &oq->flags);
+			find = OCTEP_WD_RESCUE;
+		} else {
+			find = asked ? OCTEP_WD_ASKED : OCTEP_WD_REFILL;
 		}
+		trace_octep_wd_find(qv->idx, cnt, find);
 		__napi_schedule(&qv->napi);
 	} else {
 		/* Held: a note is left and the holder looks (rule 2). */
 		atomic64_inc(&oq->oq_declined);
+		trace_octep_wd_find(qv->idx, cnt, OCTEP_WD_HELD);
 	}
 	return cnt;
 }
