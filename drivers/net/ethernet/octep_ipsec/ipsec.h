@@ -39,6 +39,15 @@ struct sk_buff;
  * @irq: the mailbox interrupt
  * @leaked: called (under @lock, from the interrupt handler) when a FLOW_ADD
  *	answered with success after its caller gave up: an entry nobody owns
+ * @recover: the devlink reporter's recover (under the devlink lock): what
+ *	a timeout may have left in the block is for the owner to resync
+ * @reporter: the devlink health reporter "mbox"
+ * @report_work: reports a failure to @reporter (outside the caller's locks)
+ * @fail_cmd: command of the last failed request (under @lock)
+ * @fail_id: its id
+ * @fail_err: its error
+ * @fail_ns: when it failed (ktime_get_ns())
+ * @reports: failures are reported (the devlink instance is registered)
  * @ready: requests may be sent
  * @requests: requests sent
  * @timeouts: requests whose response did not come in time
@@ -56,6 +65,14 @@ struct octep_mbox {
 	u32 c2h_size;
 	int irq;
 	void (*leaked)(struct octep_mbox *mb);
+	void (*recover)(struct octep_mbox *mb);
+	struct devlink_health_reporter *reporter;
+	struct work_struct report_work;
+	u8 fail_cmd;
+	u32 fail_id;
+	int fail_err;
+	u64 fail_ns;
+	bool reports;
 	bool ready;
 	atomic64_t requests;
 	atomic64_t timeouts;
@@ -67,6 +84,7 @@ int octep_mbox_init(struct octep_mbox *mb, struct octep_dev *oct, int irq);
 void octep_mbox_fini(struct octep_mbox *mb);
 int octep_mbox_call(struct octep_mbox *mb, u8 cmd, const void *req,
 		    size_t req_len, void *resp, size_t resp_len);
+void octep_mbox_reports(struct octep_mbox *mb, bool on);
 
 /* Counters of the IPsec offload (ethtool -S), enum order = name order. */
 enum octep_ipsec_cnt {
@@ -169,6 +187,7 @@ int octep_ipsec_init(struct octep_dev *oct);
 void octep_ipsec_netdev_setup(struct octep_dev *oct, struct net_device *nd);
 void octep_ipsec_netdev_uninit(struct octep_dev *oct);
 void octep_ipsec_fini(struct octep_dev *oct);
+void octep_ipsec_reports(struct octep_dev *oct, bool on);
 int octep_ipsec_tx_flags(struct octep_iq *iq, struct sk_buff *skb,
 			 u64 *flags);
 int octep_ipsec_rx_xfrm(struct octep_oq *oq, struct sk_buff *skb, u64 ext);

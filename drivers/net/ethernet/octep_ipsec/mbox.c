@@ -11,6 +11,7 @@
 #include <linux/interrupt.h>
 #include <linux/jiffies.h>
 #include <linux/workqueue.h>
+#include <net/devlink.h>
 
 #include "octep_ipsec.h"
 #include "octep_trace.h"
@@ -208,12 +209,142 @@ int octep_mbox_call(struct octep_mbox *mb, u8 cmd, const void *req,
 		}
 	}
 	trace_octep_mbox(cmd, r.id, ret, ktime_get_ns() - t0);
+	/* A request the block did not answer, or answered with nonsense. */
+	if (ret == -ETIMEDOUT || ret == -EPROTO) {
+		spin_lock_irq(&mb->lock);
+		mb->fail_cmd = cmd;
+		mb->fail_id = r.id;
+		mb->fail_err = ret;
+		mb->fail_ns = ktime_get_ns();
+		/* Under the lock: octep_mbox_reports() then cancels it. */
+		if (mb->reports)
+			schedule_work(&mb->report_work);
+		spin_unlock_irq(&mb->lock);
+	}
 	if (ret)
 		return ret;
 	if (resp)
 		memcpy(resp, &r.resp[1],
 		       min_t(size_t, resp_len, (r.words - 1) * 8));
 	return 0;
+}
+
+/* ---------------------------------------------- the health reporter */
+
+/* The last failure and the mailbox's state; read without RTNL. */
+static void octep_mbox_fmsg(struct octep_mbox *mb, struct devlink_fmsg *fmsg)
+{
+	struct octep_dev *oct = mb->oct;
+	u32 cmd, id, pending = 0;
+	struct octep_mbox_req *r;
+	u64 ns;
+	int err;
+
+	spin_lock_irq(&mb->lock);
+	cmd = mb->fail_cmd;
+	id = mb->fail_id;
+	err = mb->fail_err;
+	ns = mb->fail_ns;
+	list_for_each_entry(r, &mb->pending, node)
+		pending++;
+	spin_unlock_irq(&mb->lock);
+
+	devlink_fmsg_u64_pair_put(fmsg, "requests", atomic64_read(&mb->requests));
+	devlink_fmsg_u64_pair_put(fmsg, "timeouts", atomic64_read(&mb->timeouts));
+	devlink_fmsg_u64_pair_put(fmsg, "errors", atomic64_read(&mb->errors));
+	devlink_fmsg_u64_pair_put(fmsg, "stray", atomic64_read(&mb->stray));
+	devlink_fmsg_u32_pair_put(fmsg, "waiting", pending);
+	devlink_fmsg_u32_pair_put(fmsg, "h2c_prod",
+				  (u32)octep_rd64(oct, OCTEP_SDP_MBOX_H2C_PROD));
+	devlink_fmsg_u32_pair_put(fmsg, "h2c_cons",
+				  (u32)octep_rd64(oct, OCTEP_SDP_MBOX_H2C_CONS));
+	devlink_fmsg_u32_pair_put(fmsg, "c2h_prod",
+				  (u32)octep_rd64(oct, OCTEP_SDP_MBOX_C2H_PROD));
+	devlink_fmsg_u32_pair_put(fmsg, "c2h_cons",
+				  (u32)octep_rd64(oct, OCTEP_SDP_MBOX_C2H_CONS));
+	if (!ns) {
+		devlink_fmsg_string_pair_put(fmsg, "last_failure", "none");
+		return;
+	}
+	devlink_fmsg_pair_nest_start(fmsg, "last_failure");
+	devlink_fmsg_obj_nest_start(fmsg);
+	devlink_fmsg_u32_pair_put(fmsg, "command", cmd);
+	devlink_fmsg_u32_pair_put(fmsg, "id", id);
+	devlink_fmsg_string_pair_put(fmsg, "error",
+				     err == -ETIMEDOUT ? "timeout" : "bad response");
+	devlink_fmsg_u64_pair_put(fmsg, "ms_ago",
+				  div_u64(ktime_get_ns() - ns, NSEC_PER_MSEC));
+	devlink_fmsg_obj_nest_end(fmsg);
+	devlink_fmsg_pair_nest_end(fmsg);
+}
+
+static int octep_mbox_diagnose(struct devlink_health_reporter *reporter,
+			       struct devlink_fmsg *fmsg,
+			       struct netlink_ext_ack *extack)
+{
+	octep_mbox_fmsg(devlink_health_reporter_priv(reporter), fmsg);
+	return 0;
+}
+
+static int octep_mbox_dump(struct devlink_health_reporter *reporter,
+			   struct devlink_fmsg *fmsg, void *priv_ctx,
+			   struct netlink_ext_ack *extack)
+{
+	octep_mbox_fmsg(devlink_health_reporter_priv(reporter), fmsg);
+	return 0;
+}
+
+/* Under the devlink lock: the owner only queues its resync. */
+static int octep_mbox_recover(struct devlink_health_reporter *reporter,
+			      void *priv_ctx, struct netlink_ext_ack *extack)
+{
+	struct octep_mbox *mb = devlink_health_reporter_priv(reporter);
+
+	if (mb->recover)
+		mb->recover(mb);
+	return 0;
+}
+
+static const struct devlink_health_reporter_ops octep_mbox_reporter_ops = {
+	.name = "mbox",
+	.diagnose = octep_mbox_diagnose,
+	.dump = octep_mbox_dump,
+	.recover = octep_mbox_recover,
+};
+
+/*
+ * devlink_health_report() takes the devlink lock: a failing caller may
+ * hold the xfrm state lock or RTNL, so the report is made from a work.
+ */
+static void octep_mbox_report_work(struct work_struct *work)
+{
+	struct octep_mbox *mb = container_of(work, struct octep_mbox,
+					     report_work);
+	char msg[64];
+	u32 cmd;
+
+	spin_lock_irq(&mb->lock);
+	cmd = mb->fail_cmd;
+	spin_unlock_irq(&mb->lock);
+	snprintf(msg, sizeof(msg), "mailbox command %u failed", cmd);
+	devlink_health_report(mb->reporter, msg, NULL);
+}
+
+/**
+ * octep_mbox_reports() - start or stop reporting failures to devlink
+ * @mb: mailbox from a successful octep_mbox_init()
+ * @on: report from now on; or stop, waiting out a report under way
+ *
+ * devlink_health_report() wants a registered instance: reports run only
+ * between devlink_register() and devlink_unregister().
+ */
+void octep_mbox_reports(struct octep_mbox *mb, bool on)
+{
+	spin_lock_irq(&mb->lock);
+	mb->reports = on;
+	spin_unlock_irq(&mb->lock);
+	if (!on)
+		cancel_work_sync(&mb->report_work);
 }
 
 /**
@@ -246,9 +377,18 @@ int octep_mbox_init(struct octep_mbox *mb, struct octep_dev *oct, int irq)
 	mb->c2h_cons = (u32)octep_rd64(oct, OCTEP_SDP_MBOX_C2H_PROD);
 	octep_wr64(oct, OCTEP_SDP_MBOX_C2H_CONS, mb->c2h_cons);
 	mb->irq = irq;
+	INIT_WORK(&mb->report_work, octep_mbox_report_work);
+	/* No grace period: every failure is recovered (a resync). */
+	mb->reporter = devlink_health_reporter_create(oct->devlink,
+						      &octep_mbox_reporter_ops,
+						      0, mb);
+	if (IS_ERR(mb->reporter))
+		return PTR_ERR(mb->reporter);
 	err = request_irq(irq, octep_mbox_irq, 0, "octep_ipsec-mbox", mb);
-	if (err)
+	if (err) {
+		devlink_health_reporter_destroy(mb->reporter);
 		return err;
+	}
 	octep_wr64(oct, OCTEP_SDP_MBOX_INT, OCTEP_SDP_MBOX_INT_ENA);
 	spin_lock_irq(&mb->lock);
 	mb->ready = true;
@@ -267,4 +407,7 @@ void octep_mbox_fini(struct octep_mbox *mb)
 	spin_unlock_irq(&mb->lock);
 	octep_wr64(mb->oct, OCTEP_SDP_MBOX_INT, 0);
 	free_irq(mb->irq, mb);
+	/* No request can fail any more: nothing queues the report again. */
+	cancel_work_sync(&mb->report_work);
+	devlink_health_reporter_destroy(mb->reporter);
 }

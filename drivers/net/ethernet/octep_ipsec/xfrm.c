@@ -664,6 +664,36 @@ static void octep_ipsec_leaked(struct octep_mbox *mb)
 	mod_delayed_work(system_wq, &ips->ctl_work, 0);
 }
 
+/*
+ * The mailbox reporter's recover: a timed-out request may have left an
+ * entry in the block, or lost a delete: resync. Not once removal began
+ * (dying is set under the lock before the worker is cancelled).
+ */
+static void octep_ipsec_mbox_recover(struct octep_mbox *mb)
+{
+	struct octep_ipsec *ips = container_of(mb, struct octep_ipsec, mbox);
+
+	spin_lock_bh(&ips->lock);
+	if (!ips->dying) {
+		set_bit(OCTEP_IPSEC_F_RESYNC, &ips->flags);
+		mod_delayed_work(system_wq, &ips->ctl_work, 0);
+	}
+	spin_unlock_bh(&ips->lock);
+}
+
+/**
+ * octep_ipsec_reports() - start or stop the mailbox's devlink reports
+ * @oct: device
+ * @on: see octep_mbox_reports()
+ */
+void octep_ipsec_reports(struct octep_dev *oct, bool on)
+{
+	struct octep_ipsec *ips = oct->ipsec;
+
+	if (ips)
+		octep_mbox_reports(&ips->mbox, on);
+}
+
 /* Send the ESN high halves advance_esn noted. */
 static void octep_ipsec_esn_updates(struct octep_ipsec *ips)
 {
@@ -1901,6 +1931,7 @@ int octep_ipsec_init(struct octep_dev *oct)
 	INIT_DELAYED_WORK(&ips->stats_work, octep_ipsec_stats_work);
 
 	ips->mbox.leaked = octep_ipsec_leaked;
+	ips->mbox.recover = octep_ipsec_mbox_recover;
 	err = octep_mbox_init(&ips->mbox, oct, oct->sdp->mbox_irq);
 	if (err) {
 		dev_info(oct->dev, "no control mailbox (%d): no IPsec offload\n",

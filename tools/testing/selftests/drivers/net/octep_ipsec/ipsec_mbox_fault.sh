@@ -13,14 +13,14 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
 require_cmd ip ethtool
 
-ktap_plan 18
+ktap_plan 21
 
 ipsec_prepare
 check "modules load" octep_load || ktap_finish
 check "device 0" octep_new 0 1 || ktap_finish
-IF0=$HOST_IF DBG0=$SIM_DBG
+IF0=$HOST_IF DBG0=$SIM_DBG DL0=$DL_DEV
 check "device 1" octep_new 1 1 || ktap_finish
-IF1=$HOST_IF DBG1=$SIM_DBG
+IF1=$HOST_IF DBG1=$SIM_DBG DL1=$DL_DEV
 ip link set "$IF0" up
 ip link set "$IF1" up
 
@@ -121,13 +121,41 @@ orph=$(stat "$IF0" ipsec_orphans_total)
 	ktap_fail "device 1 saw no timeout and no orphan" \
 		"$(ethtool -S "$IF1" | grep -E 'mbox_timeouts|ipsec_orph')"
 
+# reporter DL: "error recover" of DL's devlink health reporter "mbox".
+reporter()
+{
+	devlink -j health show "$1" reporter mbox | python3 -c '
+import json, sys
+r = list(json.load(sys.stdin)["health"].values())[0][0]
+print(r["error"], r["recover"])'
+}
+# The mailbox reporter: the timeout reported, recovered by a resync (the
+# table drained above); the dump says which command failed and how.
+r0=$(reporter "$DL0") r1=$(reporter "$DL1")
+[ "$r0" = "1 1" ] && [ "$r1" = "0 0" ] &&
+	ktap_ok "devlink health: device 0's mbox reporter has 1 error, recovered; device 1's none" ||
+	ktap_fail "devlink health: device 0's mbox reporter has 1 error, recovered; device 1's none" \
+		"device 0: error recover ${r0:-?}; device 1: ${r1:-?}"
+dump=$(devlink health dump show "$DL0" reporter mbox 2>&1)
+echo "$dump" | grep -q "error: timeout" && echo "$dump" | grep -q "timeouts: 1 " &&
+	ktap_ok "the mbox dump names the failed request: a timeout" ||
+	ktap_fail "the mbox dump names the failed request: a timeout" "$dump"
+diag=$(devlink health diagnose "$DL1" reporter mbox 2>&1)
+echo "$diag" | grep -q "last_failure: none" &&
+	ktap_ok "device 1's mbox diagnose: no failure" ||
+	ktap_fail "device 1's mbox diagnose: no failure" "$diag"
+
 # A table that is full while its deletes are stuck in a timeout: the add
 # waits for them at most 1 s, then says why it failed; once the fault is
 # spent the resync makes room.
 echo 3 >"$DBG1/ipsec/capacity_out"
 sa_add "$IF1" 0x311 && sa_add "$IF1" 0x312
 before=$(flows "$DBG1")
-echo 1 >"$DBG1/ipsec/mbox_timeout_next"
+# Both deletes time out, and only deletes (FLOW_DEL_MANY, command 6): had
+# the second gone through, a slow host could see its room made during the
+# add's wait, and the add's own request must not be the one left.
+echo 6 >"$DBG1/ipsec/mbox_fault_cmd"
+echo 2 >"$DBG1/ipsec/mbox_timeout_next"
 sa_del 0x311
 sa_del 0x312
 sleep 0.5
@@ -143,6 +171,7 @@ else
 	ktap_fail "full table, deletes stuck: the add fails within 3 s, saying why" \
 		"table before: $before; exit $rc, $((t1 - t0)) ms: $out"
 fi
+echo 0 >"$DBG1/ipsec/mbox_fault_cmd"
 wait_for 20 sa_add "$IF1" 0x313 &&
 	wait_for 20 grep -q "in 0 out 2" "$DBG1/ipsec/flows" &&
 	ktap_ok "after the fault the add goes in, the stuck entries freed" ||
