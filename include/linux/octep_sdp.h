@@ -81,6 +81,38 @@
 /* R_IN_ENABLE / R_OUT_ENABLE */
 #define OCTEP_SDP_RING_ENABLE		BIT_ULL(0)
 
+/*
+ * Receive side scaling (ours, like the mailbox): a block of registers at
+ * OCTEP_SDP_RSS_BASE that chooses the output ring of each frame from the
+ * wire. With RSS_CTL_ENA set, the ring is INDIR[hash % 128], where hash is
+ * the Toeplitz hash under RSS_KEY of the outer headers' source address,
+ * destination address, source port and destination port (network order,
+ * in that order) for TCP and UDP over IPv4 and IPv6; of the addresses
+ * alone for other IP and for IP fragments; 0 for frames that are not IP.
+ * Its low 16 bits are the ext word's OCTEP_SDP_RX_HASH. A frame whose
+ * entry names a ring that is not enabled is dropped and counted. With
+ * RSS_CTL_ENA clear the block spreads flows by a hash of its own over the
+ * leading run of enabled output rings.
+ *
+ * RSS_KEY(i), i < 5: key bytes 8i to 8i + 7 of the 40, byte 8i in bits
+ * 7:0 (the key as a little-endian u64 array). RSS_INDIR(i), i < 16: table
+ * entries 8i to 8i + 7, one byte each, entry 8i in bits 7:0. Reads return
+ * what was written. The block reads the key and table per frame: a change
+ * while RSS is enabled may steer the frames in flight by a mix of old and
+ * new, never elsewhere than to a ring one of them names.
+ */
+#define OCTEP_SDP_RSS_BASE		0x500000
+#define OCTEP_SDP_RSS_CTL		(OCTEP_SDP_RSS_BASE + 0x00)
+#define OCTEP_SDP_RSS_KEY(i)		(OCTEP_SDP_RSS_BASE + 0x100 + (i) * 8)
+#define OCTEP_SDP_RSS_INDIR(i)		(OCTEP_SDP_RSS_BASE + 0x200 + (i) * 8)
+#define OCTEP_SDP_RSS_END		(OCTEP_SDP_RSS_BASE + 0x1000)
+
+#define OCTEP_SDP_RSS_CTL_ENA		BIT_ULL(0)
+#define OCTEP_SDP_RSS_KEY_SIZE		40	/* bytes */
+#define OCTEP_SDP_RSS_KEY_REGS		(OCTEP_SDP_RSS_KEY_SIZE / 8)
+#define OCTEP_SDP_RSS_INDIR_SIZE	128	/* entries */
+#define OCTEP_SDP_RSS_INDIR_REGS	(OCTEP_SDP_RSS_INDIR_SIZE / 8)
+
 /**
  * struct octep_sdp_oq_desc - an output ring (receive) descriptor
  * @buffer_ptr: DMA address of a host buffer of R_OUT_CONTROL's size

@@ -781,6 +781,8 @@ void osim_debugfs_dev_add(struct osim_dev *dev)
 				   &osim_atomic64_fops);
 	debugfs_create_file_unsafe("bad_regs", 0400, dir, &dev->bad_regs,
 				   &osim_atomic64_fops);
+	osim_dbg_field(dir, "rss_drops", &dev->rss_drops,
+		       sizeof(dev->rss_drops));
 	debugfs_create_file("regs", 0600, dir, dev, &osim_regs_fops);
 	debugfs_create_file("host_stub", 0600, dir, dev, &osim_stub_fops);
 	for (i = 0; i < dev->num_rings; i++)

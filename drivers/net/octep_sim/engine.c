@@ -20,6 +20,8 @@
 #include <linux/random.h>
 #include <linux/tcp.h>
 #include <linux/udp.h>
+#include <linux/unaligned.h>
+#include <net/flow_dissector.h>
 #include <net/ip6_checksum.h>
 #include <net/gso.h>
 #include <net/page_pool/helpers.h>
@@ -446,13 +448,13 @@ static bool osim_bucket_take(struct osim_dev *dev, struct osim_bucket *b,
 /* ------------------------------------------------------- to the host */
 
 /*
- * The rings RSS spreads over: the leading run of enabled output rings, as
- * a host that uses fewer ring pairs (ethtool -L) enables rings 0..n-1. The
- * firmware of the real block is told the ring count by the host; here the
- * enables say it. All disabled: every ring, so the drop is counted.
- * Read without oq->lock: a ring disabled meanwhile drops and counts in
- * osim_oq_put(), under the lock (pairs with the WRITE_ONCE()s of
- * oq->enabled in regs.c).
+ * With RSS off (RSS_CTL), the rings flows are spread over: the leading run
+ * of enabled output rings, as a host that uses fewer ring pairs (ethtool
+ * -L) enables rings 0..n-1. The firmware of the real block is told the
+ * ring count by the host; here the enables say it. All disabled: every
+ * ring, so the drop is counted. Read without oq->lock: a ring disabled
+ * meanwhile drops and counts in osim_oq_put(), under the lock (pairs with
+ * the WRITE_ONCE()s of oq->enabled in regs.c).
  */
 static unsigned int osim_rss_rings(struct osim_dev *dev)
 {
@@ -464,6 +466,95 @@ static unsigned int osim_rss_rings(struct osim_dev *dev)
 }
 
 /*
+ * The Toeplitz hash of @len bytes of @in under @key: for each bit of the
+ * input, most significant first, that is set, the 32 bits of the key that
+ * start at that bit's position are XORed in. @key has @len + 4 bytes.
+ */
+static u32 osim_toeplitz(const u8 *key, const u8 *in, unsigned int len)
+{
+	u32 win = get_unaligned_be32(key), hash = 0;
+	unsigned int i, b;
+
+	for (i = 0; i < len; i++) {
+		for (b = 0; b < 8; b++) {
+			if (in[i] & BIT(7 - b))
+				hash ^= win;
+			win = win << 1 | (key[i + 4] >> (7 - b) & 1);
+		}
+	}
+	return hash;
+}
+
+/*
+ * The block's RSS hash (octep_sdp.h, "Receive side scaling"): addresses,
+ * then ports for TCP and UDP that are not fragments, of the outer headers.
+ */
+static u32 osim_rss_hash(struct osim_dev *dev, const struct sk_buff *skb)
+{
+	u8 key[OCTEP_SDP_RSS_KEY_SIZE], in[2 * sizeof(struct in6_addr) + 4];
+	struct flow_keys fk;
+	unsigned int i, n;
+
+	if (!skb_flow_dissect_flow_keys(skb, &fk,
+					FLOW_DISSECTOR_F_STOP_AT_ENCAP))
+		return 0;
+	switch (fk.control.addr_type) {
+	case FLOW_DISSECTOR_KEY_IPV4_ADDRS:
+		n = sizeof(fk.addrs.v4addrs);
+		memcpy(in, &fk.addrs.v4addrs, n);
+		break;
+	case FLOW_DISSECTOR_KEY_IPV6_ADDRS:
+		n = sizeof(fk.addrs.v6addrs);
+		memcpy(in, &fk.addrs.v6addrs, n);
+		break;
+	default:
+		return 0;
+	}
+	if ((fk.basic.ip_proto == IPPROTO_TCP ||
+	     fk.basic.ip_proto == IPPROTO_UDP) &&
+	    !(fk.control.flags & FLOW_DIS_IS_FRAGMENT)) {
+		memcpy(in + n, &fk.ports.ports, sizeof(fk.ports.ports));
+		n += sizeof(fk.ports.ports);
+	}
+	for (i = 0; i < OCTEP_SDP_RSS_KEY_REGS; i++)
+		put_unaligned_le64(READ_ONCE(dev->rss_key[i]), key + i * 8);
+	return osim_toeplitz(key, in, n);
+}
+
+/*
+ * The output ring for a frame from the wire, and its hash in @hash; -1 if
+ * the frame is to be dropped (counted). RSS enabled: the indirection
+ * table's entry for the hash; else the hash scaled to osim_rss_rings().
+ * Each RSS register is read once, so a host update under traffic steers a
+ * frame by old or new registers (octep_sim.h); the enable is read with
+ * acquire, pairing with the release store of its write (regs.c).
+ */
+static int osim_rx_ring(struct osim_dev *dev, struct sk_buff *skb, u32 *hash)
+{
+	unsigned int idx;
+	u8 ring;
+
+	/* Pairs with osim_rss_write(): the key and table before the enable. */
+	if (!(smp_load_acquire(&dev->rss_ctl) & OCTEP_SDP_RSS_CTL_ENA)) {
+		/* On the headers, not on a hash a socket chose. */
+		skb_clear_hash(skb);
+		*hash = skb_get_hash(skb);
+		return reciprocal_scale(*hash, osim_rss_rings(dev));
+	}
+	*hash = osim_rss_hash(dev, skb);
+	idx = *hash % OCTEP_SDP_RSS_INDIR_SIZE;
+	ring = READ_ONCE(dev->rss_indir[idx / 8]) >> (idx % 8 * 8);
+	/* As osim_rss_rings(): a ring disabled meanwhile drops under its lock. */
+	if (ring >= dev->num_rings || !READ_ONCE(dev->rings[ring].oq.enabled)) {
+		/* Frames as the wire carried them: a GSO frame's segments. */
+		dev->rss_drops += skb_is_gso(skb) ?
+				  max_t(u16, skb_shinfo(skb)->gso_segs, 1) : 1;
+		return -1;
+	}
+	return ring;
+}
+
+/*
  * Segment a frame the wire sent; its segments go to @segs. Segments share
  * the frame's pages and keep CHECKSUM_PARTIAL: the copy into the host
  * buffer computes the checksum (osim_copy_frame()), one pass for both.
@@ -471,15 +562,17 @@ static unsigned int osim_rss_rings(struct osim_dev *dev)
 static void osim_rx_prepare(struct osim_dev *dev, struct sk_buff *skb,
 			    struct sk_buff_head *segs)
 {
-	unsigned int rings = osim_rss_rings(dev);
 	struct sk_buff *seg, *next;
 	struct osim_tso t;
 	u64 ext = 0;
+	int ring;
 	u32 hash;
 
-	/* RSS on the headers, not on a hash a socket chose. */
-	skb_clear_hash(skb);
-	hash = skb_get_hash(skb);
+	ring = osim_rx_ring(dev, skb, &hash);
+	if (ring < 0) {
+		kfree_skb(skb);
+		return;
+	}
 	/* The engine computes what the stack left: the host need not check. */
 	if (skb->ip_summed == CHECKSUM_PARTIAL)
 		ext |= FIELD_PREP(OCTEP_SDP_RX_CSUM, OCTEP_SDP_RX_CSUM_OK);
@@ -487,7 +580,7 @@ static void osim_rx_prepare(struct osim_dev *dev, struct sk_buff *skb,
 	if (!READ_ONCE(dev->delay_share) && osim_tso_parse(skb, &t)) {
 		/* Segmented as it is written (osim_oq_put_tso()). */
 		osim_cb(skb)->ext = ext;
-		skb->queue_mapping = reciprocal_scale(hash, rings);
+		skb->queue_mapping = ring;
 		__skb_queue_tail(segs, skb);
 		return;
 	}
@@ -510,8 +603,7 @@ static void osim_rx_prepare(struct osim_dev *dev, struct sk_buff *skb,
 		skb_mark_not_on_list(seg);
 		/* The flow table: decrypt, verify, mark (ipsec.h). */
 		osim_cb(seg)->ext = ext | osim_ipsec_rx(dev, seg);
-		/* The ring: the hash's top bits, scaled to the ring count. */
-		seg->queue_mapping = reciprocal_scale(hash, rings);
+		seg->queue_mapping = ring;
 		__skb_queue_tail(segs, seg);
 	}
 }

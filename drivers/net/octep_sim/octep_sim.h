@@ -318,6 +318,12 @@ struct osim_sdp {
  * @wire_drops: frames dropped by the model outside any ring (bad checksum
  *	request, segmentation or allocation failure, device going away)
  * @bad_regs: register accesses at offsets that name nothing
+ * @rss_ctl: RSS_CTL as written; stored with smp_store_release() after the
+ *	key and table, read by the engine with smp_load_acquire()
+ * @rss_key: RSS_KEY registers as written
+ * @rss_indir: RSS_INDIR registers as written
+ * @rss_drops: frames whose indirection entry named a ring not enabled
+ *	(engine only)
  * @domain: irq domain
  * @fwnode: its fwnode
  * @hwirqs: interrupt lines
@@ -359,6 +365,16 @@ struct osim_dev {
 	u64 wire_rx_bytes;
 	atomic64_t wire_drops;
 	atomic64_t bad_regs;
+	/*
+	 * RSS registers: written by the host, one register a store, read by
+	 * the engine without a lock, a register a load. A key or table the
+	 * host changes under traffic may steer a frame by a mix of old and
+	 * new registers: to a ring one of them names, as on the block.
+	 */
+	u64 rss_ctl;
+	u64 rss_key[OCTEP_SDP_RSS_KEY_REGS];
+	u64 rss_indir[OCTEP_SDP_RSS_INDIR_REGS];
+	u64 rss_drops;
 
 	struct irq_domain *domain;
 	struct fwnode_handle *fwnode;

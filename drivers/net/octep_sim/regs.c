@@ -261,6 +261,34 @@ static u64 osim_iq_read(struct osim_iq *iq, u32 reg)
 	return val;
 }
 
+/* The RSS register at @off, or NULL if @off names none. */
+static u64 *osim_rss_reg(struct osim_dev *dev, u32 off)
+{
+	if (off < OCTEP_SDP_RSS_BASE || off >= OCTEP_SDP_RSS_END || off & 7)
+		return NULL;
+	if (off == OCTEP_SDP_RSS_CTL)
+		return &dev->rss_ctl;
+	if (off >= OCTEP_SDP_RSS_KEY(0) &&
+	    off < OCTEP_SDP_RSS_KEY(OCTEP_SDP_RSS_KEY_REGS))
+		return &dev->rss_key[(off - OCTEP_SDP_RSS_KEY(0)) / 8];
+	if (off >= OCTEP_SDP_RSS_INDIR(0) &&
+	    off < OCTEP_SDP_RSS_INDIR(OCTEP_SDP_RSS_INDIR_REGS))
+		return &dev->rss_indir[(off - OCTEP_SDP_RSS_INDIR(0)) / 8];
+	return NULL;
+}
+
+/*
+ * RSS_CTL is stored last by a host that programs the key and table first:
+ * the release makes an engine that sees the enable see them too.
+ */
+static void osim_rss_write(struct osim_dev *dev, u64 *reg, u64 val)
+{
+	if (reg == &dev->rss_ctl)	/* pairs with osim_rx_ring() */
+		smp_store_release(reg, val);
+	else
+		WRITE_ONCE(*reg, val);
+}
+
 /* Split @off into a ring and a register; false if it names no ring. */
 static bool osim_decode(struct osim_dev *dev, u32 off, struct osim_ring **ring,
 			u32 *reg)
@@ -284,10 +312,14 @@ static bool osim_decode(struct osim_dev *dev, u32 off, struct osim_ring **ring,
 u64 osim_read64(struct osim_dev *dev, u32 off)
 {
 	struct osim_ring *ring;
+	u64 *rss;
 	u32 reg;
 
 	if (osim_mbox_reg(off))
 		return osim_mbox_read(dev, off);
+	rss = osim_rss_reg(dev, off);
+	if (rss)
+		return READ_ONCE(*rss);
 	if (!osim_decode(dev, off, &ring, &reg)) {
 		atomic64_inc(&dev->bad_regs);
 		return 0;
@@ -308,10 +340,16 @@ u64 osim_read64(struct osim_dev *dev, u32 off)
 void osim_write64(struct osim_dev *dev, u32 off, u64 val)
 {
 	struct osim_ring *ring;
+	u64 *rss;
 	u32 reg;
 
 	if (osim_mbox_reg(off)) {
 		osim_mbox_write(dev, off, val);
+		return;
+	}
+	rss = osim_rss_reg(dev, off);
+	if (rss) {
+		osim_rss_write(dev, rss, val);
 		return;
 	}
 	if (!osim_decode(dev, off, &ring, &reg)) {
@@ -344,13 +382,15 @@ const struct octep_sdp_ops osim_sdp_ops = {
  * @dev: device
  *
  * Delayed buffer writes are dropped, not written: whoever owned the rings
- * is gone. Credits, pending instructions and counts are cleared.
+ * is gone. Credits, pending instructions and counts are cleared, and RSS
+ * is turned off (its key and table stay).
  */
 void osim_rings_reset(struct osim_dev *dev)
 {
 	unsigned long flags;
 	unsigned int i;
 
+	WRITE_ONCE(dev->rss_ctl, 0);
 	for (i = 0; i < dev->num_rings; i++) {
 		struct osim_ring *ring = &dev->rings[i];
 
