@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * octep_ipsec: ethtool - statistics (-S), coalescing (-c/-C), rings
- * (-g/-G), channels (-l/-L), and the per-queue statistics of the netdev
- * netlink family (qstats). Every change is applied through a quiesce.
+ * (-g/-G), channels (-l/-L), RSS (-x/-X; the block's side in rss.c), and
+ * the per-queue statistics of the netdev netlink family (qstats). Every
+ * change but RSS's is applied through a quiesce.
  */
 #include <linux/ethtool.h>
 #include <linux/log2.h>
@@ -367,6 +368,74 @@ static int octep_set_channels(struct net_device *netdev,
 				 oct->tx_ring_size);
 }
 
+static int octep_get_rxnfc(struct net_device *netdev,
+			   struct ethtool_rxnfc *cmd, u32 *rule_locs)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+
+	if (cmd->cmd != ETHTOOL_GRXRINGS)
+		return -EOPNOTSUPP;
+	cmd->data = oct->num_rings;
+	return 0;
+}
+
+static u32 octep_get_rxfh_key_size(struct net_device *netdev)
+{
+	return OCTEP_SDP_RSS_KEY_SIZE;
+}
+
+static u32 octep_get_rxfh_indir_size(struct net_device *netdev)
+{
+	return OCTEP_SDP_RSS_INDIR_SIZE;
+}
+
+static int octep_get_rxfh(struct net_device *netdev,
+			  struct ethtool_rxfh_param *rxfh)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+	unsigned int i;
+
+	rxfh->hfunc = ETH_RSS_HASH_TOP;
+	if (rxfh->indir)
+		for (i = 0; i < OCTEP_SDP_RSS_INDIR_SIZE; i++)
+			rxfh->indir[i] = oct->rss_indir[i];
+	if (rxfh->key)
+		memcpy(rxfh->key, oct->rss_key, sizeof(oct->rss_key));
+	return 0;
+}
+
+/* The core checked each entry against ETHTOOL_GRXRINGS: a ring in use. */
+static int octep_set_rxfh(struct net_device *netdev,
+			  struct ethtool_rxfh_param *rxfh,
+			  struct netlink_ext_ack *extack)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+	unsigned int i;
+
+	if (rxfh->rss_context) {
+		NL_SET_ERR_MSG_MOD(extack, "the block has one RSS context");
+		return -EOPNOTSUPP;
+	}
+	if (rxfh->hfunc != ETH_RSS_HASH_NO_CHANGE &&
+	    rxfh->hfunc != ETH_RSS_HASH_TOP) {
+		NL_SET_ERR_MSG_MOD(extack, "the block hashes with Toeplitz only");
+		return -EOPNOTSUPP;
+	}
+	if (rxfh->input_xfrm && rxfh->input_xfrm != RXH_XFRM_NO_CHANGE) {
+		NL_SET_ERR_MSG_MOD(extack, "the block has no symmetric hashing");
+		return -EOPNOTSUPP;
+	}
+	if (rxfh->indir)
+		for (i = 0; i < OCTEP_SDP_RSS_INDIR_SIZE; i++)
+			oct->rss_indir[i] = rxfh->indir[i];
+	if (rxfh->key)
+		memcpy(oct->rss_key, rxfh->key, sizeof(oct->rss_key));
+	/* Down: octep_datapath_up() programs it. */
+	if (oct->up)
+		octep_rss_write(oct);
+	return 0;
+}
+
 const struct ethtool_ops octep_ethtool_ops = {
 	.supported_coalesce_params = ETHTOOL_COALESCE_RX_USECS |
 				     ETHTOOL_COALESCE_RX_MAX_FRAMES,
@@ -381,6 +450,11 @@ const struct ethtool_ops octep_ethtool_ops = {
 	.set_ringparam		= octep_set_ringparam,
 	.get_channels		= octep_get_channels,
 	.set_channels		= octep_set_channels,
+	.get_rxnfc		= octep_get_rxnfc,
+	.get_rxfh_key_size	= octep_get_rxfh_key_size,
+	.get_rxfh_indir_size	= octep_get_rxfh_indir_size,
+	.get_rxfh		= octep_get_rxfh,
+	.set_rxfh		= octep_set_rxfh,
 };
 
 /* Sets @rx to the sum of the qstats-carried counters of rings [from, to). */

@@ -128,6 +128,7 @@ struct octep_dev *octep_core_probe(struct device *dev,
 		u64_stats_init(&qv->iq.stats.syncp);
 		u64_stats_init(&qv->iq.cstats.syncp);
 	}
+	octep_rss_init(oct);
 	octep_wd_init(oct);
 	err = octep_health_init(oct);
 	if (err)

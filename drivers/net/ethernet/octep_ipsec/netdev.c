@@ -46,6 +46,8 @@ static void octep_datapath_down(struct octep_dev *oct)
 {
 	unsigned int q;
 
+	/* Before the rings: no table entry names a ring being disabled. */
+	octep_rss_disable(oct);
 	for (q = 0; q < oct->num_rings; q++) {
 		struct octep_qvec *qv = &oct->qv[q];
 
@@ -111,6 +113,9 @@ static int octep_datapath_up(struct octep_dev *oct)
 			goto err;
 		qv->irq_requested = true;
 	}
+	/* The rings are enabled: the table may name them. */
+	octep_rss_follow_rings(oct);
+	octep_rss_write(oct);
 	return 0;
 err:
 	netdev_err(netdev, "cannot set up ring pair %u: %d\n", q, err);
@@ -244,6 +249,7 @@ int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
 		oct->num_rings = rings;
 		oct->rx_ring_size = rx_size;
 		oct->tx_ring_size = tx_size;
+		octep_rss_follow_rings(oct);
 		return netif_set_real_num_queues(netdev, rings, rings);
 	}
 	octep_tx_stop(oct);

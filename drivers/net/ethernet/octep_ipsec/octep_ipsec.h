@@ -356,6 +356,8 @@ struct octep_qvec {
  * @rx_stall_reports: receive stalls reported to devlink
  * @ring_resets: datapath resets done to recover
  * @ring_rescues: visits scheduled to recover a left ring pair
+ * @rss_key: the RSS hash key (ethtool -X hkey); under RTNL
+ * @rss_indir: the RSS indirection table, a ring per entry; under RTNL
  * @ipsec: state of the IPsec offload (xfrm.c), NULL without it
  */
 struct octep_dev {
@@ -393,6 +395,9 @@ struct octep_dev {
 	atomic64_t rx_stall_reports;
 	atomic64_t ring_resets;
 	atomic64_t ring_rescues;
+
+	u8 rss_key[OCTEP_SDP_RSS_KEY_SIZE];
+	u8 rss_indir[OCTEP_SDP_RSS_INDIR_SIZE];
 
 	void *ipsec;
 };
@@ -462,6 +467,12 @@ extern const struct ethtool_ops octep_ethtool_ops;
 extern const struct netdev_stat_ops octep_stat_ops;
 void octep_get_stats64(struct net_device *netdev,
 		       struct rtnl_link_stats64 *s);
+
+/* rss.c */
+void octep_rss_init(struct octep_dev *oct);
+void octep_rss_follow_rings(struct octep_dev *oct);
+void octep_rss_write(struct octep_dev *oct);
+void octep_rss_disable(struct octep_dev *oct);
 
 /* health.c */
 enum {
