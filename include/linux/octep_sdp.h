@@ -87,8 +87,10 @@
  * wire. With RSS_CTL_ENA set, the ring is INDIR[hash % 128], where hash is
  * the Toeplitz hash under RSS_KEY of the outer headers' source address,
  * destination address, source port and destination port (network order,
- * in that order) for TCP and UDP over IPv4 and IPv6; of the addresses
- * alone for other IP and for IP fragments; 0 for frames that are not IP.
+ * in that order) for TCP and UDP over IPv4 and IPv6; of the addresses and
+ * the SPI for ESP, so that the tunnels between two gateways spread; of the
+ * addresses alone for other IP and for IP fragments; 0 for frames that are
+ * not IP.
  * Its low 16 bits are the ext word's OCTEP_SDP_RX_HASH. A frame whose
  * entry names a ring that is not enabled is dropped and counted. With
  * RSS_CTL_ENA clear the block spreads flows by a hash of its own over the

@@ -487,7 +487,8 @@ static u32 osim_toeplitz(const u8 *key, const u8 *in, unsigned int len)
 
 /*
  * The block's RSS hash (octep_sdp.h, "Receive side scaling"): addresses,
- * then ports for TCP and UDP that are not fragments, of the outer headers.
+ * then ports for TCP and UDP, or the SPI for ESP (where the dissector puts
+ * it), when not a fragment, of the outer headers.
  */
 static u32 osim_rss_hash(struct osim_dev *dev, const struct sk_buff *skb)
 {
@@ -511,7 +512,8 @@ static u32 osim_rss_hash(struct osim_dev *dev, const struct sk_buff *skb)
 		return 0;
 	}
 	if ((fk.basic.ip_proto == IPPROTO_TCP ||
-	     fk.basic.ip_proto == IPPROTO_UDP) &&
+	     fk.basic.ip_proto == IPPROTO_UDP ||
+	     fk.basic.ip_proto == IPPROTO_ESP) &&
 	    !(fk.control.flags & FLOW_DIS_IS_FRAGMENT)) {
 		memcpy(in + n, &fk.ports.ports, sizeof(fk.ports.ports));
 		n += sizeof(fk.ports.ports);
