@@ -248,6 +248,8 @@ struct octep_sdp_ops {
  * @ring_irq: Linux IRQ of each ring pair (input and output share it)
  * @mbox_irq: Linux IRQ of the control mailbox
  * @mac_addr: the port's MAC address
+ * @rss: the block has the RSS registers at OCTEP_SDP_RSS_BASE (octep_sim's
+ *	layout; a CN9K PF's firmware takes RSS over its own mailbox)
  */
 struct octep_sdp_dev {
 	struct auxiliary_device adev;
@@ -257,6 +259,7 @@ struct octep_sdp_dev {
 	int ring_irq[OCTEP_SDP_MAX_RINGS];
 	int mbox_irq;
 	u8 mac_addr[ETH_ALEN];
+	bool rss;
 };
 
 #define OCTEP_SDP_AUX_NAME		"sdp"	/* "octep_sim.sdp" on the bus */

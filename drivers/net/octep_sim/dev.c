@@ -170,6 +170,7 @@ struct osim_dev *osim_dev_create(unsigned int id, unsigned int num_rings,
 	sdp->dma_dev = &dev->dev;
 	sdp->num_rings = num_rings;
 	eth_random_addr(sdp->mac_addr);
+	sdp->rss = true;
 
 	err = osim_irq_init(dev);
 	if (err)

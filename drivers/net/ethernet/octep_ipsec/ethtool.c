@@ -379,14 +379,15 @@ static int octep_get_rxnfc(struct net_device *netdev,
 	return 0;
 }
 
+/* Without the RSS registers (sdp->rss) there is no key and no table. */
 static u32 octep_get_rxfh_key_size(struct net_device *netdev)
 {
-	return OCTEP_SDP_RSS_KEY_SIZE;
+	return octep_from_netdev(netdev)->sdp->rss ? OCTEP_SDP_RSS_KEY_SIZE : 0;
 }
 
 static u32 octep_get_rxfh_indir_size(struct net_device *netdev)
 {
-	return OCTEP_SDP_RSS_INDIR_SIZE;
+	return octep_from_netdev(netdev)->sdp->rss ? OCTEP_SDP_RSS_INDIR_SIZE : 0;
 }
 
 static int octep_get_rxfh(struct net_device *netdev,
@@ -412,6 +413,10 @@ static int octep_set_rxfh(struct net_device *netdev,
 	struct octep_dev *oct = octep_from_netdev(netdev);
 	unsigned int i;
 
+	if (!oct->sdp->rss) {
+		NL_SET_ERR_MSG_MOD(extack, "the block's RSS is not programmable by this driver");
+		return -EOPNOTSUPP;
+	}
 	if (rxfh->rss_context) {
 		NL_SET_ERR_MSG_MOD(extack, "the block has one RSS context");
 		return -EOPNOTSUPP;

@@ -69,10 +69,13 @@ static void octep_rss_wr_bytes(struct octep_dev *oct, u32 off, const u8 *bytes,
  *	that is not enabled drops the frames it gets
  *
  * The enable is written last: a block that sees it sees the key and table.
+ * Nothing on a block without our RSS registers (sdp->rss).
  */
 void octep_rss_write(struct octep_dev *oct)
 {
 	ASSERT_RTNL();
+	if (!oct->sdp->rss)
+		return;
 	octep_rss_wr_bytes(oct, OCTEP_SDP_RSS_KEY(0), oct->rss_key,
 			   OCTEP_SDP_RSS_KEY_REGS);
 	octep_rss_wr_bytes(oct, OCTEP_SDP_RSS_INDIR(0), oct->rss_indir,
@@ -89,5 +92,6 @@ void octep_rss_write(struct octep_dev *oct)
  */
 void octep_rss_disable(struct octep_dev *oct)
 {
-	octep_wr64(oct, OCTEP_SDP_RSS_CTL, 0);
+	if (oct->sdp->rss)
+		octep_wr64(oct, OCTEP_SDP_RSS_CTL, 0);
 }
