@@ -115,6 +115,15 @@
 #define OCTEP_SDP_RSS_INDIR_SIZE	128	/* entries */
 #define OCTEP_SDP_RSS_INDIR_REGS	(OCTEP_SDP_RSS_INDIR_SIZE / 8)
 
+/*
+ * The port (ours, like RSS): PORT_SPEED reads the rate the port carries
+ * towards the wire, in Mbit/s: its full rate, OCTEP_SDP_PORT_MBPS, or the
+ * lower rate it was set to. Writing 1 to OCTEP_SDP_PORT_MBPS - 1 sets that
+ * rate (both directions); 0 or the full rate restores the full rate.
+ */
+#define OCTEP_SDP_PORT_SPEED		0x600000
+#define OCTEP_SDP_PORT_MBPS		10000
+
 /**
  * struct octep_sdp_oq_desc - an output ring (receive) descriptor
  * @buffer_ptr: DMA address of a host buffer of R_OUT_CONTROL's size
@@ -250,6 +259,8 @@ struct octep_sdp_ops {
  * @mac_addr: the port's MAC address
  * @rss: the block has the RSS registers at OCTEP_SDP_RSS_BASE (octep_sim's
  *	layout; a CN9K PF's firmware takes RSS over its own mailbox)
+ * @port: the block has OCTEP_SDP_PORT_SPEED (octep_sim's; a CN9K PF's
+ *	firmware reports the link over its mailbox)
  */
 struct octep_sdp_dev {
 	struct auxiliary_device adev;
@@ -260,6 +271,7 @@ struct octep_sdp_dev {
 	int mbox_irq;
 	u8 mac_addr[ETH_ALEN];
 	bool rss;
+	bool port;
 };
 
 #define OCTEP_SDP_AUX_NAME		"sdp"	/* "octep_sim.sdp" on the bus */

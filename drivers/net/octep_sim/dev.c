@@ -171,6 +171,7 @@ struct osim_dev *osim_dev_create(unsigned int id, unsigned int num_rings,
 	sdp->num_rings = num_rings;
 	eth_random_addr(sdp->mac_addr);
 	sdp->rss = true;
+	sdp->port = true;
 
 	err = osim_irq_init(dev);
 	if (err)

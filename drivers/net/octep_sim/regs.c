@@ -320,6 +320,8 @@ u64 osim_read64(struct osim_dev *dev, u32 off)
 	rss = osim_rss_reg(dev, off);
 	if (rss)
 		return READ_ONCE(*rss);
+	if (off == OCTEP_SDP_PORT_SPEED)
+		return READ_ONCE(dev->link_mbps) ?: OCTEP_SDP_PORT_MBPS;
 	if (!osim_decode(dev, off, &ring, &reg)) {
 		atomic64_inc(&dev->bad_regs);
 		return 0;
@@ -350,6 +352,12 @@ void osim_write64(struct osim_dev *dev, u32 off, u64 val)
 	rss = osim_rss_reg(dev, off);
 	if (rss) {
 		osim_rss_write(dev, rss, val);
+		return;
+	}
+	if (off == OCTEP_SDP_PORT_SPEED) {
+		/* The cap the wire's token buckets apply (link_mbps, 0: none). */
+		WRITE_ONCE(dev->link_mbps,
+			   val < OCTEP_SDP_PORT_MBPS ? (u32)val : 0);
 		return;
 	}
 	if (!osim_decode(dev, off, &ring, &reg)) {

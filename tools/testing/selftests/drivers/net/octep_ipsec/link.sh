@@ -5,11 +5,13 @@
 # created, the netdev and devlink name the driver (devlink dev info also
 # the block's mailbox protocol), and IPv4 and IPv6 reach the peer
 # namespace behind the wire, both ways, only while the link is up.
+# ethtool shows the port's speed (the model's link_mbps cap, else the full
+# 10000 Mb/s), and ethtool -s speed sets the model's cap.
 
 source "$(dirname "$0")/lib.sh"
 require_cmd ip ethtool ping
 
-ktap_plan 13
+ktap_plan 18
 
 check "modules load" octep_load || ktap_finish
 check "device 0 with 2 rings: netdev and wire appear" octep_new 0 2 || ktap_finish
@@ -49,6 +51,43 @@ if [ "$rx" -ge 12 ] && [ "$tx" -ge 12 ]; then
 	ktap_ok "netdev counters count the pings (rx $rx, tx $tx)"
 else
 	ktap_fail "netdev counters count the pings" "rx +$rx tx +$tx, want >= 12 each"
+fi
+
+# speed_is MBPS: ethtool shows the port at MBPS, full duplex.
+speed_is()
+{
+	local out
+
+	out=$(ethtool "$HOST_IF")
+	if grep -q "Speed: $1Mb/s" <<<"$out" && grep -q "Duplex: Full" <<<"$out"; then
+		echo ok
+	else
+		echo "ethtool: $(grep -E 'Speed|Duplex' <<<"$out" | tr -s ' \n' ' ')"
+	fi
+}
+verdict "ethtool: the port's full rate, 10000 Mb/s, full duplex" speed_is 10000
+sim_write link_mbps 20
+verdict "ethtool: the block's rate cap (link_mbps 20): 20 Mb/s" speed_is 20
+ethtool -s "$HOST_IF" speed 100 duplex full autoneg off
+if [ "$(sim_read link_mbps)" = 100 ] && [ "$(speed_is 100)" = ok ]; then
+	ktap_ok "ethtool -s speed 100 sets the block's rate"
+else
+	ktap_fail "ethtool -s speed 100 sets the block's rate" \
+		"link_mbps $(sim_read link_mbps); $(speed_is 100)"
+fi
+if ! ethtool -s "$HOST_IF" speed 20000 duplex full autoneg off 2>/dev/null &&
+   [ "$(sim_read link_mbps)" = 100 ]; then
+	ktap_ok "ethtool -s speed 20000 (above the port's rate) refused"
+else
+	ktap_fail "ethtool -s speed 20000 (above the port's rate) refused" \
+		"link_mbps $(sim_read link_mbps)"
+fi
+ethtool -s "$HOST_IF" speed 10000 duplex full autoneg off
+if [ "$(sim_read link_mbps)" = 0 ] && [ "$(speed_is 10000)" = ok ]; then
+	ktap_ok "ethtool -s speed 10000 lifts the cap (link_mbps 0)"
+else
+	ktap_fail "ethtool -s speed 10000 lifts the cap (link_mbps 0)" \
+		"link_mbps $(sim_read link_mbps); $(speed_is 10000)"
 fi
 
 # The packets really cross our netdev: with it down nothing gets through,
