@@ -219,8 +219,19 @@ void octep_resume(struct octep_dev *oct)
  */
 static void octep_tx_stop(struct octep_dev *oct)
 {
+	struct net_device *netdev = oct->netdev;
+	unsigned int q;
+
 	octep_quiesce(oct);
-	netif_tx_disable(oct->netdev);
+	netif_tx_disable(netdev);
+	/*
+	 * The stack's watchdog takes a queue stopped for watchdog_timeo
+	 * since its last transmit for a hung one. Stopped here, a queue idle
+	 * for that long would be, at the watchdog's next look, while the
+	 * rings are rebuilt: its clock starts now instead.
+	 */
+	for (q = 0; q < netdev->num_tx_queues; q++)
+		txq_trans_cond_update(netdev_get_tx_queue(netdev, q));
 }
 
 /**
