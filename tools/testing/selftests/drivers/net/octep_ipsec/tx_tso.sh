@@ -23,6 +23,8 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
 require_cmd ip ethtool devlink python3 tcpdump
+# Per ring, the TSO counts are queue statistics (qstats), read with YNL.
+ynl_require
 
 # Plain uploads: 4 MB, ~2,900 wire segments at MTU 1500 and ~8,000 at 576
 # (measured: 81 to 306 TSO frames, 4 to 8 s an upload with Python's start
@@ -101,7 +103,8 @@ upload()
 }
 
 # snap ARRAY: the driver's TX offload counters (totals, and per-ring sums
-# as ring_*) and the model's (sums over its rings) into ARRAY.
+# as ring_*: ethtool -S's, and qstats' hw-gso packets and wire packets of
+# every queue) and the model's (sums over its rings) into ARRAY.
 snap()
 {
 	local -n _s=$1
@@ -113,10 +116,20 @@ snap()
 	done < <(ethtool -S "$HOST_IF" | awk '
 		{ k = $1; sub(/:$/, "", k) }
 		k ~ /^tx_(tso|tso_segs|gather|linearize)$/ { print k, $2 }
-		k ~ /^tx[0-9]+_(tso|tso_segs|gather|linearize)$/ {
+		k ~ /^tx[0-9]+_(gather|linearize)$/ {
 			sub(/^tx[0-9]+_/, "ring_", k); r[k] += $2
 		}
 		END { for (k in r) print k, r[k] }')
+	while read -r k v; do
+		_s["$k"]=$v
+	done < <(ynl_dump qstats-get \
+		"{\"ifindex\": $(cat "/sys/class/net/$HOST_IF/ifindex"), \"scope\": \"queue\"}" |
+		python3 -c '
+import json, sys
+q = [x for x in json.load(sys.stdin) if x.get("queue-type") == "tx"]
+if q:
+    print("ring_tso", sum(x.get("tx-hw-gso-packets", 0) for x in q))
+    print("ring_tso_segs", sum(x.get("tx-hw-gso-wire-packets", 0) for x in q))')
 	for f in in_tso in_tso_segs in_gather in_drop_bad in_drop_link; do
 		v=$(cat "$SIM_DBG"/ring*/"$f" 2>/dev/null |
 		    awk '{ s += $1; n++ } END { if (n) print s }')
