@@ -157,7 +157,11 @@ if [ "${OCTEP_ICOUNT:-0}" = 1 ]; then
 	VISIT_SHARE_MAX=0.02
 	PASS_STALLS_MIN=20
 	PASS_SHARE_MIN=0.12
-	PAUSE_HI=150		# ms: below TCP's 200 ms minimum RTO
+	# ms: below TCP's 200 ms minimum RTO, so the pauses are the
+	# watchdog's, not retransmissions. With the block's Toeplitz RSS
+	# (2026-12-02) one pass run in two had a median of 158-174 ms
+	# (the other 74-91): up to three periods.
+	PAUSE_HI=195
 	PASS_WINDOW_MIN=0.15
 else
 	SECS=${SECS:-20}
