@@ -148,6 +148,7 @@ int octep_mbox_call(struct octep_mbox *mb, u8 cmd, const void *req,
 	u64 body[OCTEP_SDP_MBOX_MAX_BODY] = {};
 	unsigned long left;
 	u32 cons, status;
+	bool failed = true;
 	u64 t0;
 	int ret = 0;
 
@@ -202,6 +203,7 @@ int octep_mbox_call(struct octep_mbox *mb, u8 cmd, const void *req,
 	} else if (r.words < 1) {
 		ret = -EPROTO;
 	} else {
+		failed = false;
 		status = (u32)le64_to_cpu(r.resp[0]);
 		if (status) {
 			atomic64_inc(&mb->errors);
@@ -210,7 +212,7 @@ int octep_mbox_call(struct octep_mbox *mb, u8 cmd, const void *req,
 	}
 	trace_octep_mbox(cmd, r.id, ret, ktime_get_ns() - t0);
 	/* A request the block did not answer, or answered with nonsense. */
-	if (ret == -ETIMEDOUT || ret == -EPROTO) {
+	if (failed) {
 		spin_lock_irq(&mb->lock);
 		mb->fail_cmd = cmd;
 		mb->fail_id = r.id;
