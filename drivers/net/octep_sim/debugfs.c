@@ -70,6 +70,7 @@ static const struct osim_dbg_field osim_ring_fields[] = {
 	/* output ring: interrupts */
 	OSIM_RF("irq_crossing", oq.cnt.raised[OSIM_CAUSE_CROSSING], u64),
 	OSIM_RF("irq_timer", oq.cnt.raised[OSIM_CAUSE_TIMER], u64),
+	OSIM_RF("irq_timer_after_us", oq.cnt.timer_after_us, u64),
 	OSIM_RF("irq_resend", oq.cnt.raised[OSIM_CAUSE_RESEND], u64),
 	OSIM_RF("irq_latched", oq.cnt.latch_events, u64),
 	OSIM_RF("irq_masked_dropped", oq.cnt.masked_dropped, u64),

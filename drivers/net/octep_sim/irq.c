@@ -276,16 +276,21 @@ static enum hrtimer_restart osim_cnt_timer(struct hrtimer *t)
 	struct osim_cnt *c = container_of(t, struct osim_cnt, timer);
 	spinlock_t *lock = osim_cnt_lock(c);
 	unsigned long flags;
+	ktime_t now;
 
 	spin_lock_irqsave(lock, flags);
 	/*
 	 * Rearmed (hrtimer_start() from a host write) while this ran: the
 	 * timer is queued again for the new time, so this run is stale.
 	 */
-	if (c->timer_armed && ktime_compare(ktime_get(), c->timer_expires) >= 0) {
+	now = ktime_get();
+	if (c->timer_armed && ktime_compare(now, c->timer_expires) >= 0) {
 		c->timer_armed = false;
-		if (c->count && c->count < osim_cnt_level(c))
+		if (c->count && c->count < osim_cnt_level(c)) {
+			c->timer_after_us = ktime_us_delta(now, c->timer_expires) +
+					    c->time_us;
 			osim_cnt_raise(c, OSIM_CAUSE_TIMER);
+		}
 	}
 	spin_unlock_irqrestore(lock, flags);
 	return HRTIMER_NORESTART;

@@ -87,6 +87,8 @@ struct osim_ipsec;
  * @masked_dropped: raises that found @ena clear and were lost (masked=drop)
  * @resend_writes: host writes with RESEND set
  * @ack_excess: host writes that acknowledged more than was counted
+ * @timer_after_us: the last timer raise came this long after its arming,
+ *	in the model's clock (a test's reads may come much later)
  *
  * All fields but @count are written under the ring side's lock.
  */
@@ -106,6 +108,7 @@ struct osim_cnt {
 	u64 masked_dropped;
 	u64 resend_writes;
 	u64 ack_excess;
+	u64 timer_after_us;
 };
 
 /**
