@@ -157,6 +157,8 @@ struct octep_sdp_oq_desc {
 #define  OCTEP_SDP_IPSEC_REPLAY		3
 #define  OCTEP_SDP_IPSEC_NO_ENTRY	4
 #define  OCTEP_SDP_IPSEC_MALFORMED	5
+#define  OCTEP_SDP_IPSEC_POL_BLOCK	6	/* an inbound block policy */
+#define  OCTEP_SDP_IPSEC_POL_MISMATCH	7	/* see OCTEP_SDP_MBOX_POLICY_ADD */
 #define OCTEP_SDP_RX_HASH		GENMASK_ULL(31, 16)
 #define OCTEP_SDP_RX_FLOW_HANDLE	GENMASK_ULL(63, 32)
 
@@ -177,6 +179,7 @@ struct octep_sdp_resp_hdr {
 #define  OCTEP_SDP_TX_IPSEC_NONE	0
 #define  OCTEP_SDP_TX_IPSEC_ENCRYPT	1	/* crypto offload */
 #define  OCTEP_SDP_TX_IPSEC_ENCAP	2	/* packet offload */
+#define  OCTEP_SDP_TX_IPSEC_CLASSIFY	3	/* the policy table decides */
 /*
  * TSO: the frame is one TCP frame over IPv4 or IPv6 (no VLAN tag, no IPv6
  * extension header) to be cut into segments of OCTEP_SDP_TX_MSS payload
@@ -336,6 +339,7 @@ enum octep_sdp_mbox_cmd {
 	OCTEP_SDP_MBOX_FLOW_UPDATE = 5,
 	OCTEP_SDP_MBOX_FLOW_DEL_MANY = 6,	/* OCTEP_SDP_FEAT_DEL_MANY */
 	OCTEP_SDP_MBOX_FLOW_LIST = 7,		/* OCTEP_SDP_FEAT_LIST */
+	OCTEP_SDP_MBOX_POLICY_ADD = 8,		/* OCTEP_SDP_FEAT_POLICY */
 };
 
 /*
@@ -389,6 +393,7 @@ struct octep_sdp_mbox_info {
 #define OCTEP_SDP_FEAT_IPV6		BIT(4)
 #define OCTEP_SDP_FEAT_DEL_MANY		BIT(5)	/* FLOW_DEL_MANY */
 #define OCTEP_SDP_FEAT_LIST		BIT(6)	/* FLOW_LIST */
+#define OCTEP_SDP_FEAT_POLICY		BIT(7)	/* POLICY_ADD, IPSEC_CNT */
 
 #define OCTEP_SDP_FLOW_DIR_IN		1
 #define OCTEP_SDP_FLOW_DIR_OUT		2
@@ -423,6 +428,9 @@ struct octep_sdp_mbox_info {
  * @saddr: outer source address (IPv4 in the first 4 bytes)
  * @daddr: outer destination address
  * @key: cipher key, @key_len bytes used
+ * @reqid: outbound packet offload: the reqid a policy's template names
+ *	the entry by (OCTEP_SDP_MBOX_POLICY_ADD)
+ * @rsvd: zero
  *
  * The FLOW_ADD response body is the status word then the handle word (low
  * 32 bits): the handle names the entry in the instruction's
@@ -447,6 +455,8 @@ struct octep_sdp_mbox_flow {
 	u8 saddr[16];
 	u8 daddr[16];
 	u8 key[32];
+	__le32 reqid;
+	__le32 rsvd;
 };
 
 /*
@@ -470,6 +480,98 @@ struct octep_sdp_mbox_flow_stats {
 	__le64 seq;
 	__le64 bad_icv;
 	__le64 replay;
+};
+
+/*
+ * POLICY_ADD: an entry of the block's policy table, for packet offload.
+ * The block classifies each packet the host sends with
+ * OCTEP_SDP_TX_IPSEC_CLASSIFY, and each packet it receives, by the
+ * outbound or inbound policies: of those whose selector matches, the one
+ * of the lowest @priority (then the oldest) decides. Selectors are grouped
+ * by their masks, and each group is a hash of the masked fields, so a
+ * lookup costs one probe per distinct mask, not one per policy.
+ *
+ * Outbound: BLOCK drops the packet; ALLOW sends it as it is; IPSEC finds
+ * the newest packet-offload outbound entry whose outer destination is the
+ * template's (tunnel) or the packet's (transport), whose reqid is the
+ * template's (unless that is 0), and encapsulates; without one, the packet
+ * is dropped. A packet that is ESP already matches only a selector of
+ * protocol ESP.
+ *
+ * Inbound: a clear packet under BLOCK is dropped with status
+ * OCTEP_SDP_IPSEC_POL_BLOCK, under IPSEC with OCTEP_SDP_IPSEC_POL_MISMATCH
+ * (it should have come encrypted); ESP goes to the SA lookup, and what a
+ * packet-offload entry decapsulated must fall under an IPSEC policy whose
+ * template the entry fits (mode, and reqid unless the template's is 0),
+ * else POL_MISMATCH.
+ *
+ * The response body after the status is the handle word: bit 30 set,
+ * bit 31 for outbound. FLOW_DEL, FLOW_DEL_MANY and FLOW_LIST take and give
+ * policy handles too.
+ */
+#define OCTEP_SDP_POL_H			BIT(30)
+#define OCTEP_SDP_POL_ALLOW		0
+#define OCTEP_SDP_POL_BLOCK		1
+#define OCTEP_SDP_POL_IPSEC		2
+
+/**
+ * struct octep_sdp_mbox_policy - POLICY_ADD request body
+ * @dir: OCTEP_SDP_FLOW_DIR_*
+ * @action: OCTEP_SDP_POL_*
+ * @family: the selector's family, 4 or 6, 0 for either
+ * @proto: the selector's IP protocol, 0 for any
+ * @plen_s: source prefix length
+ * @plen_d: destination prefix length
+ * @mode: IPSEC: the template's OCTEP_SDP_FLOW_MODE_*
+ * @tfamily: IPSEC, tunnel: the template's outer family, 4 or 6
+ * @sport: source port (TCP, UDP), network order, under @sport_mask
+ * @sport_mask: network order
+ * @dport: destination port, network order, under @dport_mask
+ * @dport_mask: network order
+ * @priority: lower wins
+ * @reqid: IPSEC: the template's reqid, 0 for any
+ * @saddr: the selector's source prefix
+ * @daddr: the selector's destination prefix
+ * @tsaddr: IPSEC, tunnel: the template's outer source
+ * @tdaddr: IPSEC, tunnel: the template's outer destination
+ */
+struct octep_sdp_mbox_policy {
+	u8 dir;
+	u8 action;
+	u8 family;
+	u8 proto;
+	u8 plen_s;
+	u8 plen_d;
+	u8 mode;
+	u8 tfamily;
+	__be16 sport;
+	__be16 sport_mask;
+	__be16 dport;
+	__be16 dport_mask;
+	__le32 priority;
+	__le32 reqid;
+	u8 saddr[16];
+	u8 daddr[16];
+	u8 tsaddr[16];
+	u8 tdaddr[16];
+};
+
+/*
+ * The policy table's counters (OCTEP_SDP_FEAT_POLICY): read-only 64-bit
+ * registers, counting since the block started. What the block drops of
+ * what the host sent is counted here only: an input ring has no status
+ * to give back per packet.
+ */
+#define OCTEP_SDP_IPSEC_CNT_BASE	0x480000
+#define OCTEP_SDP_IPSEC_CNT(i)		(OCTEP_SDP_IPSEC_CNT_BASE + (i) * 8)
+enum octep_sdp_ipsec_cnt {
+	OCTEP_SDP_IPSEC_TX_ENCAP,	/* packets CLASSIFY encapsulated */
+	OCTEP_SDP_IPSEC_TX_ENCAP_BYTES,	/* their bytes as the host gave them */
+	OCTEP_SDP_IPSEC_TX_BLOCK,	/* dropped by an outbound BLOCK */
+	OCTEP_SDP_IPSEC_TX_NO_STATE,	/* IPSEC policy, no entry: dropped */
+	OCTEP_SDP_IPSEC_RX_BLOCK,	/* dropped by an inbound BLOCK */
+	OCTEP_SDP_IPSEC_RX_MISMATCH,	/* dropped with POL_MISMATCH */
+	OCTEP_SDP_IPSEC_NCNT,
 };
 
 #endif /* _LINUX_OCTEP_SDP_H */

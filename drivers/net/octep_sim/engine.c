@@ -1118,6 +1118,7 @@ static int osim_tx(struct osim_dev *dev, u64 *wait)
 	local_bh_disable();
 	while ((skb = __skb_dequeue(&out))) {
 		struct osim_skb_cb *cb = osim_cb(skb);
+		int esp;
 
 		if (cb->csum_req) {
 			u16 start = FIELD_GET(OCTEP_SDP_TX_CSUM_START, cb->csum);
@@ -1131,7 +1132,8 @@ static int osim_tx(struct osim_dev *dev, u64 *wait)
 			}
 		}
 		/* Checksums first: ESP covers them (ipsec.h counts drops). */
-		if (osim_ipsec_tx(dev, skb, cb->flags)) {
+		esp = osim_ipsec_tx(dev, skb, cb->flags);
+		if (esp < 0) {
 			kfree_skb(skb);
 			continue;
 		}
@@ -1141,8 +1143,7 @@ static int osim_tx(struct osim_dev *dev, u64 *wait)
 		 * for a frame the flow table encrypted (its stack decrypts
 		 * and checks the inner frame itself).
 		 */
-		if (cb->csum_done &&
-		    !FIELD_GET(OCTEP_SDP_TX_IPSEC_OP, cb->flags))
+		if (cb->csum_done && !esp)
 			skb->ip_summed = CHECKSUM_UNNECESSARY;
 		dev->wire_rx_pkts++;
 		dev->wire_rx_bytes += skb->len;

@@ -35,23 +35,20 @@
 #include "octep_sim.h"
 #include "ipsec.h"
 
-/* Where the headers of a frame are (offsets from skb->data). */
-struct osim_pkt {
-	unsigned int l3;	/* IP header */
-	unsigned int l4;	/* what follows the IP header(s) */
-	unsigned int end;	/* end of the IP packet */
-	u8 family;		/* 4 or 6 */
-	u8 proto;		/* IPPROTO_* at l4 */
-	bool frag;		/* an IP fragment: not ours to look into */
-};
-
 static void osim_ipsec_inc(struct osim_ipsec *ips, enum osim_ipsec_cnt c)
 {
 	atomic64_inc(&ips->cnt[c]);
 }
 
-/* Parse a linear frame's L3 header. */
-static int osim_parse(struct sk_buff *skb, struct osim_pkt *p)
+/**
+ * osim_parse() - parse a frame's L3 header
+ * @skb: the frame; its headers linear
+ * @p: filled
+ *
+ * Return: 0, -EINVAL for a malformed IP packet, -EPROTONOSUPPORT for
+ * anything but IPv4 and IPv6.
+ */
+int osim_parse(struct sk_buff *skb, struct osim_pkt *p)
 {
 	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
 	int off;
@@ -347,14 +344,52 @@ static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 			      plen + padlen + 2, true);
 }
 
+/* CLASSIFY: see osim_ipsec_tx(). */
+static int osim_ipsec_classify(struct osim_ipsec *ips, struct sk_buff *skb)
+{
+	struct osim_flow *f = NULL;
+	enum osim_verdict v;
+	struct osim_pkt p;
+	unsigned int len;
+	int err;
+
+	/* Pairs with WRITE_ONCE() in osim_pol_add(): a stale 0 is a race lost. */
+	if (!READ_ONCE(ips->npols[OSIM_FLOW_OUT]))
+		return 0;
+	/* Not IP, or not IP that parses: no selector covers it. */
+	if (osim_prepare(skb, &p))
+		return 0;
+	len = skb->len;
+	rcu_read_lock();
+	v = osim_pol_out(ips, skb, &p, &f);
+	if (v != OSIM_ENCAP) {
+		rcu_read_unlock();
+		return v == OSIM_PASS ? 0 : -EPERM;
+	}
+	err = osim_esp_encap(ips, f, skb, &p);
+	rcu_read_unlock();
+	if (err) {
+		if (err != -EOVERFLOW)
+			osim_ipsec_inc(ips, OSIM_TX_BAD);
+		return err;
+	}
+	osim_ipsec_inc(ips, OSIM_TX_ENCAP);
+	osim_ipsec_inc(ips, OSIM_TX_CLASSIFY_ENCAP);
+	atomic64_add(len, &ips->cnt[OSIM_TX_CLASSIFY_BYTES]);
+	return 1;
+}
+
 /**
  * osim_ipsec_tx() - apply the instruction's IPsec operation to a frame
  * @dev: model device
  * @skb: the frame from the host, checksums already done
  * @flags: the instruction's flags word
  *
- * Return: 0 to send @skb (possibly changed) to the wire, or a negative
- * errno to drop it (counted in debugfs ipsec/).
+ * CLASSIFY: the policy table decides (osim_pol_out()): the frame goes as
+ * it is, is dropped, or is encapsulated by the entry the policy names.
+ *
+ * Return: 1 to send @skb to the wire with ESP applied, 0 to send it as it
+ * is, or a negative errno to drop it (counted in debugfs ipsec/).
  */
 int osim_ipsec_tx(struct osim_dev *dev, struct sk_buff *skb, u64 flags)
 {
@@ -368,6 +403,8 @@ int osim_ipsec_tx(struct osim_dev *dev, struct sk_buff *skb, u64 flags)
 		return 0;
 	if (!ips)
 		return -ENODEV;
+	if (op == OCTEP_SDP_TX_IPSEC_CLASSIFY)
+		return osim_ipsec_classify(ips, skb);
 
 	rcu_read_lock();
 	f = osim_flow_lookup_out(ips, FIELD_GET(OCTEP_SDP_TX_FLOW_HANDLE,
@@ -397,7 +434,7 @@ int osim_ipsec_tx(struct osim_dev *dev, struct sk_buff *skb, u64 flags)
 	}
 	osim_ipsec_inc(ips, op == OCTEP_SDP_TX_IPSEC_ENCRYPT ?
 			    OSIM_TX_ENCRYPT : OSIM_TX_ENCAP);
-	return 0;
+	return 1;
 }
 
 /* Packet offload, in: strip ESP from a verified, decrypted packet. */
@@ -479,13 +516,23 @@ u64 osim_ipsec_rx(struct osim_dev *dev, struct sk_buff *skb)
 	u64 seq;
 	int err;
 
-	/* Pairs with WRITE_ONCE() in flow.c: a stale 0 only skips a look. */
-	if (!ips || !READ_ONCE(ips->used[OSIM_FLOW_IN]))
+	/*
+	 * Pairs with WRITE_ONCE() in flow.c and policy.c: a stale 0 only
+	 * skips a look.
+	 */
+	if (!ips || (!READ_ONCE(ips->used[OSIM_FLOW_IN]) &&
+		     !READ_ONCE(ips->npols[OSIM_FLOW_IN])))
 		return 0;
 	/* Look before copying: most frames are not ESP. */
 	if (!pskb_may_pull(skb, min_t(unsigned int, skb->len, 128)) ||
-	    osim_parse(skb, &p) || p.proto != IPPROTO_ESP || p.frag)
+	    osim_parse(skb, &p))
 		return 0;
+	if (p.proto != IPPROTO_ESP || p.frag) {
+		rcu_read_lock();
+		status = osim_pol_in(ips, skb, &p, NULL);
+		rcu_read_unlock();
+		return status ? osim_rx_ext(status, 0) : 0;
+	}
 	if (osim_prepare(skb, &p))
 		return 0;
 	if (p.end < p.l4 + sizeof(*esph)) {
@@ -562,8 +609,13 @@ u64 osim_ipsec_rx(struct osim_dev *dev, struct sk_buff *skb)
 	spin_unlock_bh(&f->lock);
 
 	status = OCTEP_SDP_IPSEC_OK;
-	if (f->type == OCTEP_SDP_FLOW_TYPE_PACKET && osim_esp_decap(f, skb, &p))
-		status = OCTEP_SDP_IPSEC_MALFORMED;
+	if (f->type == OCTEP_SDP_FLOW_TYPE_PACKET) {
+		/* Then the policy check, on what the tunnel carried. */
+		if (osim_esp_decap(f, skb, &p) || osim_parse(skb, &p))
+			status = OCTEP_SDP_IPSEC_MALFORMED;
+		else
+			status = osim_pol_in(ips, skb, &p, f);
+	}
 out:
 	rcu_read_unlock();
 	switch (status) {
@@ -575,6 +627,10 @@ out:
 		break;
 	case OCTEP_SDP_IPSEC_REPLAY:
 		osim_ipsec_inc(ips, OSIM_RX_REPLAY);
+		break;
+	case OCTEP_SDP_IPSEC_POL_BLOCK:
+	case OCTEP_SDP_IPSEC_POL_MISMATCH:
+		/* Counted by osim_pol_in(). */
 		break;
 	default:
 		osim_ipsec_inc(ips, OSIM_RX_MALFORMED);

@@ -198,6 +198,7 @@ static int osim_flow_add(struct osim_ipsec *ips,
 	f->mode = r->mode;
 	f->type = r->type;
 	f->inner_family = le32_to_cpu(r->inner_family);
+	f->reqid = le32_to_cpu(r->reqid);
 	f->esn = r->flags & OCTEP_SDP_FLOW_F_ESN;
 	f->spi = r->spi;
 	memcpy(f->salt, r->salt, sizeof(f->salt));
@@ -264,6 +265,8 @@ static int osim_flow_add(struct osim_ipsec *ips,
 	f->handle = id | (d == OSIM_FLOW_OUT ? OSIM_FLOW_H_OUT : 0);
 	if (d == OSIM_FLOW_IN)
 		hash_add_rcu(ips->in_hash, &f->hnode, osim_flow_hash(f->spi));
+	else if (f->type == OCTEP_SDP_FLOW_TYPE_PACKET)
+		osim_pol_link_out(ips, f);
 	/* Read locklessly by osim_ipsec_rx() (a look or not). */
 	WRITE_ONCE(ips->used[d], ips->used[d] + 1);
 	mutex_unlock(&ips->table_lock);
@@ -294,13 +297,26 @@ static void osim_flow_unlink(struct osim_ipsec *ips, struct osim_flow *f)
 	xa_erase(&ips->flows[f->dir], f->handle & ~OSIM_FLOW_H_OUT);
 	if (f->dir == OSIM_FLOW_IN)
 		hash_del_rcu(&f->hnode);
+	else if (f->type == OCTEP_SDP_FLOW_TYPE_PACKET)
+		osim_pol_unlink_out(ips, f);
 	WRITE_ONCE(ips->used[f->dir], ips->used[f->dir] - 1);
 }
 
 static int osim_flow_del(struct osim_ipsec *ips, u32 handle)
 {
-	struct osim_flow *f;
+	struct osim_flow *f = NULL;
+	struct osim_pol *pol;
 
+	if (handle & OCTEP_SDP_POL_H) {
+		mutex_lock(&ips->table_lock);
+		pol = osim_pol_unlink(ips, handle);
+		mutex_unlock(&ips->table_lock);
+		if (!pol)
+			return -ENOENT;
+		synchronize_rcu();
+		osim_pol_free(pol);
+		return 0;
+	}
 	mutex_lock(&ips->table_lock);
 	f = osim_flow_get(ips, handle);
 	if (f)
@@ -319,7 +335,9 @@ static int osim_flow_del_many(struct osim_ipsec *ips, const __le64 *req,
 			      unsigned int req_words, __le64 *resp)
 {
 	u64 n = le64_to_cpu(req[0]), missing = 0;
+	struct osim_pol *pol, *ptmp;
 	struct osim_flow *f, *tmp;
+	LIST_HEAD(dead_pols);
 	LIST_HEAD(dead);
 	unsigned int i;
 	u32 handle;
@@ -330,6 +348,14 @@ static int osim_flow_del_many(struct osim_ipsec *ips, const __le64 *req,
 	mutex_lock(&ips->table_lock);
 	for (i = 0; i < n; i++) {
 		handle = (u32)(le64_to_cpu(req[1 + i / 2]) >> (i % 2 * 32));
+		if (handle & OCTEP_SDP_POL_H) {
+			pol = osim_pol_unlink(ips, handle);
+			if (pol)
+				list_add(&pol->dead, &dead_pols);
+			else
+				missing |= BIT_ULL(i);
+			continue;
+		}
 		f = osim_flow_get(ips, handle);
 		if (!f) {
 			missing |= BIT_ULL(i);
@@ -339,40 +365,47 @@ static int osim_flow_del_many(struct osim_ipsec *ips, const __le64 *req,
 		list_add(&f->dead, &dead);
 	}
 	mutex_unlock(&ips->table_lock);
-	if (!list_empty(&dead))
+	if (!list_empty(&dead) || !list_empty(&dead_pols))
 		synchronize_rcu();
 	list_for_each_entry_safe(f, tmp, &dead, dead)
 		osim_flow_free(f);
+	list_for_each_entry_safe(pol, ptmp, &dead_pols, dead)
+		osim_pol_free(pol);
 	resp[0] = cpu_to_le64(missing);
 	return 0;
 }
 
 /*
- * FLOW_LIST: the cursor is the next handle to look at, inbound ones first
- * (their handles are below OSIM_FLOW_H_OUT).
+ * FLOW_LIST: the cursor is the next handle to look at. Handles sort into
+ * four spaces by their top two bits (inbound entries, inbound policies,
+ * outbound entries, outbound policies), each an xarray by index.
  */
+static struct xarray *osim_space(struct osim_ipsec *ips, unsigned int s)
+{
+	return s & 1 ? &ips->pols[s >> 1] : &ips->flows[s >> 1];
+}
+
 static int osim_flow_list(struct osim_ipsec *ips, u64 cursor, __le64 *resp,
 			  unsigned int *resp_words)
 {
 	u32 cur = (u32)cursor, n = 0;
-	unsigned long idx;
-	struct osim_flow *f;
 	u64 next = OCTEP_SDP_MBOX_LIST_DONE;
-	int d;
+	unsigned long idx;
+	unsigned int s;
+	void *entry;
 
 	memset(resp, 0, (2 + OCTEP_SDP_MBOX_LIST_MAX / 2) * 8);
 	mutex_lock(&ips->table_lock);
-	for (d = cur & OSIM_FLOW_H_OUT ? OSIM_FLOW_OUT : OSIM_FLOW_IN;
-	     d <= OSIM_FLOW_OUT; d++) {
-		idx = d == OSIM_FLOW_OUT && !(cur & OSIM_FLOW_H_OUT) ? 0 :
-		      cur & ~OSIM_FLOW_H_OUT;
-		xa_for_each_start(&ips->flows[d], idx, f, idx) {
+	for (s = cur >> 30; s < 4; s++) {
+		idx = s == cur >> 30 ? cur & (OCTEP_SDP_POL_H - 1) : 0;
+		xa_for_each_start(osim_space(ips, s), idx, entry, idx) {
+			u32 h = (u32)s << 30 | (u32)idx;
+
 			if (n == OCTEP_SDP_MBOX_LIST_MAX) {
-				next = f->handle;
+				next = h;
 				goto out;
 			}
-			resp[2 + n / 2] |= cpu_to_le64((u64)f->handle <<
-						       (n % 2 * 32));
+			resp[2 + n / 2] |= cpu_to_le64((u64)h << (n % 2 * 32));
 			n++;
 		}
 	}
@@ -507,6 +540,15 @@ int osim_flow_cmd(struct osim_ipsec *ips, u8 cmd, const __le64 *req,
 			return -EINVAL;
 		return osim_flow_update(ips, (u32)le64_to_cpu(req[0]),
 					(u32)le64_to_cpu(req[1]));
+	case OCTEP_SDP_MBOX_POLICY_ADD:
+		if (!(READ_ONCE(ips->features) & OCTEP_SDP_FEAT_POLICY))
+			return -EOPNOTSUPP;
+		status = osim_pol_add(ips, req, req_words, &handle);
+		if (status)
+			return status;
+		resp[0] = cpu_to_le64(handle);
+		*resp_words = 1;
+		return 0;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -522,6 +564,7 @@ void osim_flow_table_init(struct osim_ipsec *ips)
 	xa_init_flags(&ips->flows[OSIM_FLOW_IN], XA_FLAGS_ALLOC1);
 	xa_init_flags(&ips->flows[OSIM_FLOW_OUT], XA_FLAGS_ALLOC1);
 	hash_init(ips->in_hash);
+	osim_pol_init(ips);
 	ips->cap[OSIM_FLOW_IN] = OSIM_FLOW_CAP_DEF;
 	ips->cap[OSIM_FLOW_OUT] = OSIM_FLOW_CAP_DEF;
 }
@@ -532,7 +575,9 @@ void osim_flow_table_init(struct osim_ipsec *ips)
  */
 void osim_flow_table_fini(struct osim_ipsec *ips)
 {
+	struct osim_pol *pol, *ptmp;
 	struct osim_flow *f, *tmp;
+	LIST_HEAD(dead_pols);
 	unsigned long i;
 	LIST_HEAD(dead);
 	int d;
@@ -544,9 +589,16 @@ void osim_flow_table_fini(struct osim_ipsec *ips)
 			list_add(&f->dead, &dead);
 		}
 		xa_destroy(&ips->flows[d]);
+		xa_for_each(&ips->pols[d], i, pol) {
+			osim_pol_unlink(ips, pol->handle);
+			list_add(&pol->dead, &dead_pols);
+		}
+		xa_destroy(&ips->pols[d]);
 	}
 	mutex_unlock(&ips->table_lock);
 	synchronize_rcu();
 	list_for_each_entry_safe(f, tmp, &dead, dead)
 		osim_flow_free(f);
+	list_for_each_entry_safe(pol, ptmp, &dead_pols, dead)
+		osim_pol_free(pol);
 }

@@ -25,13 +25,15 @@ struct crypto_aead;
 #define OSIM_FLOW_CAP_MAX	65536
 /* Bit 31 of a handle says outbound; the rest is the entry's index. */
 #define OSIM_FLOW_H_OUT		BIT(31)
-#define OSIM_FLOW_HBITS		10
+#define OSIM_FLOW_HBITS		12
+#define OSIM_POL_HBITS		12
 #define OSIM_ICV_LEN		16
 #define OSIM_IV_LEN		8
 
 /**
  * struct osim_flow - one flow-table entry (an ESP security association)
  * @hnode: in the inbound hash (SPI), inbound entries only
+ * @onode: in the outbound hash (outer destination), packet offload only
  * @dead: on the teardown list, once unlinked
  * @handle: its handle (OSIM_FLOW_H_OUT for outbound)
  * @dir: OSIM_FLOW_IN or OSIM_FLOW_OUT
@@ -39,6 +41,7 @@ struct crypto_aead;
  * @mode: OCTEP_SDP_FLOW_MODE_*
  * @type: OCTEP_SDP_FLOW_TYPE_*
  * @inner_family: packet-offload tunnel, outbound: 4, 6 or 0 for either
+ * @reqid: the reqid policies name it by (packet offload, outbound)
  * @esn: 64-bit sequence numbers
  * @spi: SPI, network order
  * @salt: rfc4106 nonce salt (part of the key given to the cipher)
@@ -59,6 +62,7 @@ struct crypto_aead;
  */
 struct osim_flow {
 	struct hlist_node hnode;
+	struct hlist_node onode;
 	struct list_head dead;
 	u32 handle;
 	u8 dir;
@@ -66,6 +70,7 @@ struct osim_flow {
 	u8 mode;
 	u8 type;
 	u8 inner_family;
+	u32 reqid;
 	bool esn;
 	__be32 spi;
 	u8 salt[4];
@@ -107,6 +112,14 @@ struct osim_flow {
  * @table_lock: serializes table changes (the mailbox worker, teardown)
  * @flows: entries by index, inbound and outbound
  * @in_hash: inbound entries by SPI, for the engine (RCU)
+ * @out_hash: outbound packet-offload entries by outer destination (RCU)
+ * @pols: policies by index, inbound and outbound
+ * @pgrps: each way's policy groups, one per distinct selector mask (RCU)
+ * @pol_hash: policies by group and masked selector (RCU)
+ * @npols: policies installed each way (read locklessly by the engine)
+ * @next_pid: where each way's cyclic policy handle allocation goes on
+ * @pol_seq: policies added, to order equal priorities
+ * @pgrp_seq: groups made, each group's hash seed
  * @cap: capacity each way (debugfs, applies to later adds)
  * @used: entries installed each way
  * @next_id: where each way's cyclic handle allocation goes on
@@ -140,6 +153,14 @@ struct osim_ipsec {
 	struct mutex table_lock;	/* see above */
 	struct xarray flows[2];
 	DECLARE_HASHTABLE(in_hash, OSIM_FLOW_HBITS);
+	DECLARE_HASHTABLE(out_hash, OSIM_FLOW_HBITS);
+	struct xarray pols[2];
+	struct list_head pgrps[2];
+	DECLARE_HASHTABLE(pol_hash, OSIM_POL_HBITS);
+	u32 npols[2];
+	u32 next_pid[2];
+	u32 pol_seq;
+	u32 pgrp_seq;
 	u32 cap[2];
 	u32 used[2];
 	u32 next_id[2];
@@ -161,6 +182,12 @@ enum osim_ipsec_cnt {
 	OSIM_RX_REPLAY,
 	OSIM_RX_NO_ENTRY,	/* ESP with no inbound entry: passed as is */
 	OSIM_RX_MALFORMED,
+	OSIM_TX_CLASSIFY_ENCAP,	/* CLASSIFY: packets an IPSEC policy sent */
+	OSIM_TX_CLASSIFY_BYTES,	/* their bytes as the host handed them */
+	OSIM_TX_POL_BLOCK,	/* dropped: an outbound block policy */
+	OSIM_TX_POL_NO_STATE,	/* dropped: an IPSEC policy, no entry */
+	OSIM_RX_POL_BLOCK,	/* dropped: an inbound block policy */
+	OSIM_RX_POL_MISMATCH,	/* dropped: clear under IPSEC, or wrong SA */
 	OSIM_IPSEC_NCNT,
 };
 
@@ -175,6 +202,12 @@ static inline bool osim_mbox_reg(u32 off)
 	return off >= OCTEP_SDP_MBOX_BASE && off < OCTEP_SDP_MBOX_END;
 }
 
+static inline bool osim_ipsec_cnt_reg(u32 off)
+{
+	return off >= OCTEP_SDP_IPSEC_CNT_BASE &&
+	       off < OCTEP_SDP_IPSEC_CNT(OCTEP_SDP_IPSEC_NCNT) && !(off & 7);
+}
+
 /* flow.c */
 void osim_flow_table_init(struct osim_ipsec *ips);
 void osim_flow_table_fini(struct osim_ipsec *ips);
@@ -187,6 +220,78 @@ struct osim_flow *osim_flow_lookup_out(struct osim_ipsec *ips, u32 handle);
 u64 osim_seq_infer(u64 top, u32 lo, u32 win);
 bool osim_replay_check(const struct osim_flow *f, u64 seq);
 void osim_replay_advance(struct osim_flow *f, u64 seq);
+
+/* policy.c */
+/* Where the headers of a frame are (offsets from skb->data). */
+struct osim_pkt {
+	unsigned int l3;	/* IP header */
+	unsigned int l4;	/* what follows the IP header(s) */
+	unsigned int end;	/* end of the IP packet */
+	u8 family;		/* 4 or 6 */
+	u8 proto;		/* IPPROTO_* at l4 */
+	bool frag;		/* an IP fragment: not ours to look into */
+};
+
+/**
+ * struct osim_pol - one policy-table entry
+ * @hnode: in ips->pol_hash
+ * @dead: on a teardown list, once unlinked
+ * @grp: its group (the selector's masks)
+ * @handle: its handle (OCTEP_SDP_POL_H, OSIM_FLOW_H_OUT for outbound)
+ * @seq: when it was added: of equal priorities the oldest wins
+ * @priority: lower wins
+ * @reqid: IPSEC: the template's reqid, 0 for any
+ * @dir: OSIM_FLOW_IN or OSIM_FLOW_OUT
+ * @action: OCTEP_SDP_POL_*
+ * @mode: IPSEC: the template's mode
+ * @tfamily: IPSEC, tunnel: the template's outer family
+ * @key: the selector, masked as its group masks packets
+ * @tsaddr: IPSEC, tunnel: the template's outer source
+ * @tdaddr: IPSEC, tunnel: the template's outer destination
+ */
+struct osim_pol {
+	struct hlist_node hnode;
+	struct list_head dead;
+	struct osim_pgrp *grp;
+	u32 handle;
+	u32 seq;
+	u32 priority;
+	u32 reqid;
+	u8 dir;
+	u8 action;
+	u8 mode;
+	u8 tfamily;
+	struct osim_pkey {
+		u8 saddr[16];
+		u8 daddr[16];
+		__be16 sport;
+		__be16 dport;
+		u8 family;
+		u8 proto;
+		u8 pad[2];
+	} key;
+	u8 tsaddr[16];
+	u8 tdaddr[16];
+};
+
+/* What a packet's classification said (osim_pol_out()). */
+enum osim_verdict { OSIM_PASS, OSIM_DROP, OSIM_ENCAP };
+
+void osim_pol_init(struct osim_ipsec *ips);
+int osim_pol_add(struct osim_ipsec *ips, const __le64 *req,
+		 unsigned int req_words, u32 *handle);
+struct osim_pol *osim_pol_unlink(struct osim_ipsec *ips, u32 handle);
+void osim_pol_free(struct osim_pol *pol);
+void osim_pol_link_out(struct osim_ipsec *ips, struct osim_flow *f);
+void osim_pol_unlink_out(struct osim_ipsec *ips, struct osim_flow *f);
+u64 osim_ipsec_cnt_read(struct osim_dev *dev, u32 off);
+enum osim_verdict osim_pol_out(struct osim_ipsec *ips,
+			       const struct sk_buff *skb,
+			       const struct osim_pkt *p,
+			       struct osim_flow **f);
+u8 osim_pol_in(struct osim_ipsec *ips, const struct sk_buff *skb,
+	       const struct osim_pkt *p, const struct osim_flow *f);
+int osim_parse(struct sk_buff *skb, struct osim_pkt *p);
 
 /* esp.c */
 int osim_ipsec_tx(struct osim_dev *dev, struct sk_buff *skb, u64 flags);

@@ -240,10 +240,23 @@ static int osim_ipsec_used_show(struct seq_file *m, void *v)
 	mutex_lock(&ips->table_lock);
 	seq_printf(m, "in %u out %u\n", ips->used[OSIM_FLOW_IN],
 		   ips->used[OSIM_FLOW_OUT]);
+
 	mutex_unlock(&ips->table_lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(osim_ipsec_used);
+
+static int osim_ipsec_pols_show(struct seq_file *m, void *v)
+{
+	struct osim_ipsec *ips = m->private;
+
+	mutex_lock(&ips->table_lock);
+	seq_printf(m, "in %u out %u\n", ips->npols[OSIM_FLOW_IN],
+		   ips->npols[OSIM_FLOW_OUT]);
+	mutex_unlock(&ips->table_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(osim_ipsec_pols);
 
 static const char * const osim_ipsec_cnt_names[OSIM_IPSEC_NCNT] = {
 	[OSIM_TX_ENCRYPT] = "tx_encrypt",
@@ -256,6 +269,12 @@ static const char * const osim_ipsec_cnt_names[OSIM_IPSEC_NCNT] = {
 	[OSIM_RX_REPLAY] = "rx_replay",
 	[OSIM_RX_NO_ENTRY] = "rx_no_entry",
 	[OSIM_RX_MALFORMED] = "rx_malformed",
+	[OSIM_TX_CLASSIFY_ENCAP] = "tx_classify_encap",
+	[OSIM_TX_CLASSIFY_BYTES] = "tx_classify_bytes",
+	[OSIM_TX_POL_BLOCK] = "tx_pol_block",
+	[OSIM_TX_POL_NO_STATE] = "tx_pol_no_state",
+	[OSIM_RX_POL_BLOCK] = "rx_pol_block",
+	[OSIM_RX_POL_MISMATCH] = "rx_pol_mismatch",
 };
 
 static void osim_ipsec_debugfs(struct osim_ipsec *ips)
@@ -268,6 +287,7 @@ static void osim_ipsec_debugfs(struct osim_ipsec *ips)
 	debugfs_create_u32("capacity_in", 0600, d, &ips->cap[OSIM_FLOW_IN]);
 	debugfs_create_u32("capacity_out", 0600, d, &ips->cap[OSIM_FLOW_OUT]);
 	debugfs_create_file("flows", 0400, d, ips, &osim_ipsec_used_fops);
+	debugfs_create_file("policies", 0400, d, ips, &osim_ipsec_pols_fops);
 	debugfs_create_atomic_t("mbox_fail_next", 0600, d, &ips->fail_next);
 	debugfs_create_atomic_t("mbox_timeout_next", 0600, d,
 				&ips->timeout_next);
@@ -296,14 +316,15 @@ int osim_ipsec_init(struct osim_dev *dev)
 {
 	struct osim_ipsec *ips;
 
-	ips = kzalloc(sizeof(*ips), GFP_KERNEL);
+	/* Its hashes make it large: it need not be contiguous. */
+	ips = kvzalloc(sizeof(*ips), GFP_KERNEL);
 	if (!ips)
 		return -ENOMEM;
 	ips->dev = dev;
 	ips->features = OCTEP_SDP_FEAT_CRYPTO | OCTEP_SDP_FEAT_PACKET |
 			OCTEP_SDP_FEAT_ESN | OCTEP_SDP_FEAT_TUNNEL |
 			OCTEP_SDP_FEAT_IPV6 | OCTEP_SDP_FEAT_DEL_MANY |
-			OCTEP_SDP_FEAT_LIST;
+			OCTEP_SDP_FEAT_LIST | OCTEP_SDP_FEAT_POLICY;
 	spin_lock_init(&ips->mbox_lock);
 	INIT_DELAYED_WORK(&ips->mbox_work, osim_mbox_work);
 	osim_flow_table_init(ips);
@@ -335,5 +356,5 @@ void osim_ipsec_fini(struct osim_dev *dev)
 	osim_flow_table_fini(ips);
 	if (ips->warm)
 		crypto_free_aead(ips->warm);
-	kfree(ips);
+	kvfree(ips);
 }

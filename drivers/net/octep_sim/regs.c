@@ -317,6 +317,8 @@ u64 osim_read64(struct osim_dev *dev, u32 off)
 
 	if (osim_mbox_reg(off))
 		return osim_mbox_read(dev, off);
+	if (osim_ipsec_cnt_reg(off))
+		return osim_ipsec_cnt_read(dev, off);
 	rss = osim_rss_reg(dev, off);
 	if (rss)
 		return READ_ONCE(*rss);
