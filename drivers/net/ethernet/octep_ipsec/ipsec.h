@@ -99,6 +99,8 @@ enum octep_ipsec_cnt {
 	OCTEP_IPSEC_RX_NO_ENTRY,	/* ESP the table has no entry for */
 	OCTEP_IPSEC_RX_MALFORMED,
 	OCTEP_IPSEC_RX_CLEAR_DROP,	/* clear text an inbound policy forbids */
+	OCTEP_IPSEC_RX_POL_BLOCK,	/* an inbound block policy */
+	OCTEP_IPSEC_RX_TMPL_MISMATCH,	/* decrypted, but no policy takes it */
 	OCTEP_IPSEC_NCNT,
 };
 
@@ -112,13 +114,11 @@ enum octep_ipsec_cnt {
  * @mbox: the control mailbox
  * @info: what GET_INFO said
  * @flows: devlink param ipsec_flows (0, 1, 2)
- * @lock: @sas, @out_sas, @out_pols, @in_pols, @pols, @dead and @in_sas
- *	changes
+ * @lock: @sas, @pols, @n_out_pols, @dead and @in_sas changes
  * @sas: every offloaded state (struct octep_ipsec_sa)
- * @out_sas: packet-offload outbound states, newest first (RCU)
- * @out_pols: packet-offload outbound policies (RCU)
- * @in_pols: packet-offload inbound policies (RCU)
- * @n_in_pols: how many; read locklessly by octep_ipsec_rx_wanted()
+ * @n_out_pols: outbound policies in the block's table; read locklessly
+ *	by octep_ipsec_tx_flags()
+ * @hw_base: the block's OCTEP_SDP_IPSEC_CNT counters at probe
  * @pols: every policy offloaded here, until it is freed
  * @in_sas: inbound states by handle, for the receive path (RCU)
  * @owned: every state that has an entry in the block, by handle, live or
@@ -152,10 +152,8 @@ struct octep_ipsec {
 	u8 flows;
 	spinlock_t lock;	/* see above */
 	struct list_head sas;
-	struct list_head out_sas;
-	struct list_head out_pols;
-	struct list_head in_pols;
-	unsigned int n_in_pols;
+	unsigned int n_out_pols;
+	u64 hw_base[OCTEP_SDP_IPSEC_NCNT];
 	struct list_head pols;
 	struct xarray in_sas;
 	struct xarray owned;
@@ -197,19 +195,14 @@ int octep_ipsec_rx_xfrm(struct octep_oq *oq, struct sk_buff *skb, u64 ext);
  * @oq: the output ring
  * @ext: the response header's ext word
  *
- * Yes when the block says something about IPsec, and for every packet
- * while packet-offload inbound policies are installed: the stack trusts
- * the device to have dropped clear text those policies forbid.
+ * Yes when the block says something about IPsec (its policy table has
+ * dropped what inbound policies forbid, the stack trusting it to).
  *
  * Return: true to call octep_ipsec_rx_xfrm().
  */
 static inline bool octep_ipsec_rx_wanted(struct octep_oq *oq, u64 ext)
 {
-	struct octep_ipsec *ips = oq->qv->oct->ipsec;
-
-	/* Pairs with WRITE_ONCE() in policy add/delete. */
-	return FIELD_GET(OCTEP_SDP_RX_IPSEC_STATUS, ext) ||
-	       (ips && READ_ONCE(ips->n_in_pols));
+	return FIELD_GET(OCTEP_SDP_RX_IPSEC_STATUS, ext);
 }
 
 unsigned int octep_ipsec_stats_count(struct octep_dev *oct);

@@ -8,11 +8,13 @@
  * says so in the response header; we hand the packet up with a secpath
  * whose xfrm_offload says CRYPTO_DONE, and esp4/esp6 strip it.
  *
- * Packet offload: the stack sends plain packets. Transmit matches them
- * against the offloaded outbound policies (as the hardware's steering
- * would) and names the state's entry with OCTEP_SDP_TX_IPSEC_ENCAP; the
- * block encapsulates. Receive: the block decapsulates and the secpath we
- * set lets the policy check pass.
+ * Packet offload: policies and states both live in the block's tables.
+ * The stack sends plain packets; while outbound policies are offloaded,
+ * transmit asks the block to classify each (OCTEP_SDP_TX_IPSEC_CLASSIFY):
+ * its policy table finds the policy and the state, and it encapsulates,
+ * sends clear or drops. The driver never searches per packet. Receive:
+ * the block decapsulates, checks the inbound policies, and says so in the
+ * response header; the secpath we set lets the stack's policy check pass.
  *
  * devlink ipsec_flows: 0 the host carries every association (offload is
  * refused with a message: crypto requests fall back to software ESP over
@@ -41,14 +43,15 @@
 /**
  * struct octep_ipsec_sa - one offloaded xfrm state
  * @ips: the offload it belongs to
- * @x: the state
+ * @x: the state; NULL for a policy's entry
  * @node: on ips->sas, then on ips->dead, maybe then on ips->orphans (under
- *	ips->lock; off every list while ctl_work deletes it)
- * @out_node: on ips->out_sas (packet offload, outbound; RCU)
+ *	ips->lock; off every list while ctl_work deletes it). A policy's
+ *	entry is on no list while it lives.
  * @rcu: freed after a grace period (the datapath looks it up under RCU)
  * @handle: the block's handle, 0 when the block has no entry (larval)
  * @dir: XFRM_DEV_OFFLOAD_IN or _OUT
  * @type: XFRM_DEV_OFFLOAD_CRYPTO or _PACKET
+ * @pol: the entry of a policy (struct octep_ipsec_pol), not of a state
  * @esn_hi: inbound ESN: the high half last given (or queued) to the block
  * @esn_dirty: @esn_hi is to be sent
  * @hw: the block's counters as last read (packet offload)
@@ -64,11 +67,11 @@ struct octep_ipsec_sa {
 	struct octep_ipsec *ips;
 	struct xfrm_state *x;
 	struct list_head node;
-	struct list_head out_node;
 	struct rcu_head rcu;
 	u32 handle;
 	u8 dir;
 	u8 type;
+	bool pol;
 	u32 esn_hi;
 	bool esn_dirty;
 	struct octep_sdp_mbox_flow_stats hw;
@@ -91,17 +94,16 @@ enum { OCTEP_SA_LIVE, OCTEP_SA_DEAD, OCTEP_SA_ORPHAN };
 /**
  * struct octep_ipsec_pol - an offloaded packet-offload policy
  * @xp: the policy
- * @node: on ips->out_pols or ips->in_pols (RCU)
+ * @ent: its entry in the block's policy table, until the policy is
+ *	deleted (then the entry is ctl_work's to delete; under ips->lock)
  * @all: on ips->pols until the policy is freed (under ips->lock)
  * @held: on octep_ipsec_netdev_uninit()'s list
- * @rcu: freed after a grace period
  */
 struct octep_ipsec_pol {
 	struct xfrm_policy *xp;
-	struct list_head node;
+	struct octep_ipsec_sa *ent;
 	struct list_head all;
 	struct list_head held;
-	struct rcu_head rcu;
 };
 
 static const char * const octep_ipsec_cnt_names[OCTEP_IPSEC_NCNT] = {
@@ -116,6 +118,8 @@ static const char * const octep_ipsec_cnt_names[OCTEP_IPSEC_NCNT] = {
 	[OCTEP_IPSEC_RX_NO_ENTRY] = "ipsec_rx_no_entry",
 	[OCTEP_IPSEC_RX_MALFORMED] = "ipsec_rx_malformed",
 	[OCTEP_IPSEC_RX_CLEAR_DROP] = "ipsec_rx_clear_drop",
+	[OCTEP_IPSEC_RX_POL_BLOCK] = "ipsec_rx_policy_block",
+	[OCTEP_IPSEC_RX_TMPL_MISMATCH] = "ipsec_rx_tmpl_mismatch",
 };
 
 /* Device-wide names after the per-state counters: the mailbox's. */
@@ -334,6 +338,7 @@ static void octep_ipsec_fill(const struct xfrm_state *x,
 		fl->inner_family = cpu_to_le32(x->sel.family == AF_INET ? 4 : 6);
 	memcpy(fl->saddr, &x->props.saddr, alen);
 	memcpy(fl->daddr, &x->id.daddr, alen);
+	fl->reqid = cpu_to_le32(x->props.reqid);
 }
 
 static int octep_ipsec_mbox_errmsg(int err, const char *what,
@@ -843,11 +848,69 @@ static bool octep_ipsec_room(struct octep_ipsec *ips)
 				  msecs_to_jiffies(OCTEP_IPSEC_FULL_WAIT_MS)) > 0;
 }
 
+/*
+ * An add is about to ask the block for an entry: until the entry is in
+ * ips->owned (octep_ipsec_own()) or the add failed (octep_ipsec_add_end()),
+ * a resync must not free what it finds unowned.
+ */
+static void octep_ipsec_add_begin(struct octep_ipsec *ips)
+{
+	atomic_inc(&ips->adds_inflight);
+	atomic_inc(&ips->add_seq);
+	/* Pairs with smp_rmb() in octep_ipsec_resync(). */
+	smp_mb__after_atomic();
+}
+
+static void octep_ipsec_add_end(struct octep_ipsec *ips)
+{
+	atomic_dec(&ips->adds_inflight);
+}
+
+/*
+ * The block gave @ent its handle: own the entry, and end the add. Returns
+ * with ips->lock held: 0, or the error of the store, and then the caller
+ * queues the entry's delete (octep_ipsec_queue_dead()).
+ */
+static int octep_ipsec_own(struct octep_ipsec *ips, struct octep_ipsec_sa *ent)
+	__acquires(&ips->lock)
+{
+	struct octep_ipsec_sa *old;
+	int err = 0;
+
+	ent->where = OCTEP_SA_LIVE;
+	/* _bh: also taken under ips->lock, which x->lock's softirq nests. */
+	old = xa_store_bh(&ips->owned, ent->handle, ent, GFP_KERNEL);
+	/* Pairs with the reads in octep_ipsec_resync(): owned, then done. */
+	smp_mb__before_atomic();
+	octep_ipsec_add_end(ips);
+	spin_lock_bh(&ips->lock);
+	if (xa_is_err(old)) {
+		err = xa_err(old);
+	} else if (old) {
+		/* The block reused the handle of an entry we took as leaked. */
+		old->replaced = true;
+		mod_delayed_work(system_wq, &ips->ctl_work, 0);
+	}
+	return err;
+}
+
+/* Under ips->lock: @ent (on no list) goes to ctl_work's delete queue. */
+static void octep_ipsec_queue_dead(struct octep_ipsec *ips,
+				   struct octep_ipsec_sa *ent)
+{
+	lockdep_assert_held(&ips->lock);
+	ent->where = OCTEP_SA_DEAD;
+	list_add_tail(&ent->node, &ips->dead);
+	/* Read locklessly by octep_ipsec_room() and the add's message. */
+	WRITE_ONCE(ips->n_dead, ips->n_dead + 1);
+	mod_delayed_work(system_wq, &ips->ctl_work, 0);
+}
+
 static int octep_ipsec_state_add(struct net_device *dev, struct xfrm_state *x,
 				 struct netlink_ext_ack *extack)
 {
 	struct octep_ipsec *ips = octep_ipsec_of(dev);
-	struct octep_ipsec_sa *sa, *old;
+	struct octep_ipsec_sa *sa;
 	u32 handle;
 	int err;
 
@@ -872,7 +935,6 @@ static int octep_ipsec_state_add(struct net_device *dev, struct xfrm_state *x,
 			return -ENOMEM;
 		sa->ips = ips;
 		sa->x = x;
-		INIT_LIST_HEAD(&sa->out_node);
 		spin_lock_bh(&ips->lock);
 		list_add(&sa->node, &ips->sas);
 		spin_unlock_bh(&ips->lock);
@@ -897,7 +959,6 @@ static int octep_ipsec_state_add(struct net_device *dev, struct xfrm_state *x,
 	/* FLOW_ADD gives the block this high half (octep_ipsec_fill()). */
 	if (x->replay_esn)
 		sa->esn_hi = x->replay_esn->seq_hi;
-	INIT_LIST_HEAD(&sa->out_node);
 
 	/*
 	 * Never wait for the queue of deletes: only when the block says the
@@ -906,16 +967,13 @@ static int octep_ipsec_state_add(struct net_device *dev, struct xfrm_state *x,
 	 * Until the entry is in ips->owned a resync must not free what it
 	 * finds unowned: adds_inflight and add_seq tell it so.
 	 */
-	atomic_inc(&ips->adds_inflight);
-	atomic_inc(&ips->add_seq);
-	/* Pairs with smp_rmb() in octep_ipsec_resync(). */
-	smp_mb__after_atomic();
+	octep_ipsec_add_begin(ips);
 	err = octep_ipsec_flow_add(ips, x, &handle);
 	if ((err == -EEXIST && octep_ipsec_del_same(ips, sa, extack)) ||
 	    (err == -ENOSPC && octep_ipsec_room(ips)))
 		err = octep_ipsec_flow_add(ips, x, &handle);
 	if (err) {
-		atomic_dec(&ips->adds_inflight);
+		octep_ipsec_add_end(ips);
 		kfree(sa);
 		if (err == -ENOSPC && READ_ONCE(ips->n_dead)) {
 			NL_SET_ERR_MSG_FMT_MOD(extack,
@@ -941,36 +999,14 @@ static int octep_ipsec_state_add(struct net_device *dev, struct xfrm_state *x,
 		return octep_ipsec_mbox_errmsg(err, "flow add", extack);
 	}
 	sa->handle = handle;
-	sa->where = OCTEP_SA_LIVE;
-
-	/* _bh: also taken under ips->lock, which x->lock's softirq nests. */
-	old = xa_store_bh(&ips->owned, handle, sa, GFP_KERNEL);
-	/* Pairs with the reads in octep_ipsec_resync(): owned, then done. */
-	smp_mb__before_atomic();
-	atomic_dec(&ips->adds_inflight);
-	spin_lock_bh(&ips->lock);
-	if (xa_is_err(old)) {
-		err = xa_err(old);
-	} else if (old) {
-		/* The block reused the handle of an entry we took as leaked. */
-		old->replaced = true;
-		mod_delayed_work(system_wq, &ips->ctl_work, 0);
-	}
+	err = octep_ipsec_own(ips, sa);
 	if (!err && sa->dir == XFRM_DEV_OFFLOAD_IN)
 		err = xa_err(xa_store(&ips->in_sas, sa->handle, sa,
 				      GFP_ATOMIC));
-	if (!err) {
+	if (!err)
 		list_add(&sa->node, &ips->sas);
-		if (sa->dir == XFRM_DEV_OFFLOAD_OUT &&
-		    sa->type == XFRM_DEV_OFFLOAD_PACKET)
-			list_add_rcu(&sa->out_node, &ips->out_sas);
-	} else {
-		/* The block has the entry: queue its delete. */
-		sa->where = OCTEP_SA_DEAD;
-		list_add_tail(&sa->node, &ips->dead);
-		WRITE_ONCE(ips->n_dead, ips->n_dead + 1);
-		mod_delayed_work(system_wq, &ips->ctl_work, 0);
-	}
+	else
+		octep_ipsec_queue_dead(ips, sa);
 	spin_unlock_bh(&ips->lock);
 	if (err) {
 		NL_SET_ERR_MSG_MOD(extack, "Out of memory for the state's handle");
@@ -996,9 +1032,6 @@ static void octep_ipsec_state_delete(struct net_device *dev,
 	spin_lock_bh(&ips->lock);
 	if (sa->handle && sa->dir == XFRM_DEV_OFFLOAD_IN)
 		xa_erase(&ips->in_sas, sa->handle);
-	if (!list_empty(&sa->out_node))
-		list_del_rcu(&sa->out_node);
-	INIT_LIST_HEAD(&sa->out_node);
 	spin_unlock_bh(&ips->lock);
 }
 
@@ -1023,13 +1056,10 @@ static void octep_ipsec_state_free(struct net_device *dev,
 	}
 	octep_ipsec_state_delete(dev, x);
 	spin_lock_bh(&ips->lock);
-	sa->where = OCTEP_SA_DEAD;
-	list_move_tail(&sa->node, &ips->dead);
-	/* Read locklessly by octep_ipsec_room() and the add's message. */
-	WRITE_ONCE(ips->n_dead, ips->n_dead + 1);
+	list_del(&sa->node);
+	octep_ipsec_queue_dead(ips, sa);
 	spin_unlock_bh(&ips->lock);
 	x->xso.offload_handle = 0;
-	mod_delayed_work(system_wq, &ips->ctl_work, 0);
 }
 
 static bool octep_ipsec_has_limits(const struct xfrm_state *x)
@@ -1076,7 +1106,7 @@ static void octep_ipsec_stats_work(struct work_struct *work)
 	for (;; idx++) {
 		spin_lock_bh(&ips->lock);
 		xa_for_each_start(&ips->owned, idx, sa, idx)
-			if (sa->where == OCTEP_SA_LIVE &&
+			if (sa->where == OCTEP_SA_LIVE && !sa->pol &&
 			    sa->type == XFRM_DEV_OFFLOAD_PACKET)
 				break;
 		spin_unlock_bh(&ips->lock);
@@ -1187,25 +1217,73 @@ static void octep_ipsec_update_stats(struct xfrm_state *x)
 
 /* ---------------------------------------------------------- policies */
 
-static int octep_ipsec_policy_add(struct xfrm_policy *xp,
-				  struct netlink_ext_ack *extack)
+static u8 octep_ipsec_family(u16 family)
 {
-	struct octep_ipsec *ips = octep_ipsec_of(xp->xdo.dev);
-	struct octep_ipsec_pol *pol;
-	u8 flows;
+	return family == AF_INET ? 4 : family == AF_INET6 ? 6 : 0;
+}
 
-	if (!ips) {
-		NL_SET_ERR_MSG_MOD(extack, "IPsec offload is not available on this device");
-		return -EOPNOTSUPP;
+/* The block's policy entry for @xp (checked by octep_ipsec_policy_ok()). */
+static void octep_ipsec_pol_fill(const struct xfrm_policy *xp,
+				 struct octep_sdp_mbox_policy *r)
+{
+	const struct xfrm_selector *sel = &xp->selector;
+	const struct xfrm_tmpl *t = &xp->xfrm_vec[0];
+
+	memset(r, 0, sizeof(*r));
+	/* A forward policy checks what came in, as an inbound one does. */
+	r->dir = xp->xdo.dir == XFRM_DEV_OFFLOAD_OUT ? OCTEP_SDP_FLOW_DIR_OUT :
+						       OCTEP_SDP_FLOW_DIR_IN;
+	if (xp->action == XFRM_POLICY_BLOCK)
+		r->action = OCTEP_SDP_POL_BLOCK;
+	else
+		r->action = xp->xfrm_nr ? OCTEP_SDP_POL_IPSEC :
+					  OCTEP_SDP_POL_ALLOW;
+	r->family = octep_ipsec_family(sel->family);
+	r->proto = sel->proto;
+	if (r->family) {
+		r->plen_s = sel->prefixlen_s;
+		r->plen_d = sel->prefixlen_d;
+		memcpy(r->saddr, &sel->saddr, sizeof(r->saddr));
+		memcpy(r->daddr, &sel->daddr, sizeof(r->daddr));
 	}
-	flows = READ_ONCE(ips->flows);
+	r->sport = sel->sport;
+	r->sport_mask = sel->sport_mask;
+	r->dport = sel->dport;
+	r->dport_mask = sel->dport_mask;
+	r->priority = cpu_to_le32(xp->priority);
+	if (r->action != OCTEP_SDP_POL_IPSEC)
+		return;
+	r->reqid = cpu_to_le32(t->reqid);
+	if (t->mode == XFRM_MODE_TUNNEL) {
+		r->mode = OCTEP_SDP_FLOW_MODE_TUNNEL;
+		r->tfamily = octep_ipsec_family(t->encap_family);
+		memcpy(r->tsaddr, &t->saddr, sizeof(r->tsaddr));
+		memcpy(r->tdaddr, &t->id.daddr, sizeof(r->tdaddr));
+	} else {
+		r->mode = OCTEP_SDP_FLOW_MODE_TRANSPORT;
+	}
+}
+
+/* Can the block's policy table carry @xp? 0, or an errno and why. */
+static int octep_ipsec_policy_ok(struct octep_ipsec *ips,
+				 const struct xfrm_policy *xp,
+				 struct netlink_ext_ack *extack)
+{
+	const struct xfrm_selector *sel = &xp->selector;
+	u8 flows = READ_ONCE(ips->flows);
+
 	if (xp->xdo.type != XFRM_DEV_OFFLOAD_PACKET) {
 		NL_SET_ERR_MSG_MOD(extack, "Only packet offload policies can be offloaded");
 		return -EINVAL;
 	}
-	if (!(le32_to_cpu(ips->info.features) & OCTEP_SDP_FEAT_PACKET)) {
+	if (!octep_ipsec_has(ips, OCTEP_SDP_FEAT_PACKET)) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "The coprocessor's flow table does not offer packet offload");
+		return -EOPNOTSUPP;
+	}
+	if (!octep_ipsec_has(ips, OCTEP_SDP_FEAT_POLICY)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "The coprocessor's flow table has no policy table");
 		return -EOPNOTSUPP;
 	}
 	if (!flows || (flows == 1 && xp->xdo.dir != XFRM_DEV_OFFLOAD_OUT)) {
@@ -1231,38 +1309,109 @@ static int octep_ipsec_policy_add(struct xfrm_policy *xp,
 				   "Only ESP templates in transport or tunnel mode can be offloaded");
 		return -EINVAL;
 	}
-	pol = kzalloc(sizeof(*pol), GFP_ATOMIC);
-	if (!pol)
-		return -ENOMEM;
-	pol->xp = xp;
-	INIT_LIST_HEAD(&pol->node);
-	spin_lock_bh(&ips->lock);
-	if (xp->xdo.dir == XFRM_DEV_OFFLOAD_OUT && xp->xfrm_nr) {
-		list_add_tail_rcu(&pol->node, &ips->out_pols);
-	} else if (xp->xdo.dir == XFRM_DEV_OFFLOAD_IN) {
-		list_add_tail_rcu(&pol->node, &ips->in_pols);
-		WRITE_ONCE(ips->n_in_pols, ips->n_in_pols + 1);
+	/* Every packet the block sees comes or goes through this netdev. */
+	if (sel->ifindex && sel->ifindex != ips->netdev->ifindex) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "The block sees this device's packets only: a selector on another device cannot be offloaded");
+		return -EINVAL;
 	}
+	if (xp->mark.m || xp->if_id) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "The block cannot match a policy's mark or if_id");
+		return -EINVAL;
+	}
+	if ((sel->sport_mask || sel->dport_mask) &&
+	    sel->proto != IPPROTO_TCP && sel->proto != IPPROTO_UDP) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "The block matches ports of TCP and UDP selectors only");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int octep_ipsec_policy_add(struct xfrm_policy *xp,
+				  struct netlink_ext_ack *extack)
+{
+	struct octep_ipsec *ips = octep_ipsec_of(xp->xdo.dev);
+	struct octep_sdp_mbox_policy r;
+	struct octep_ipsec_sa *ent;
+	struct octep_ipsec_pol *pol;
+	__le64 h = 0;
+	int err;
+
+	if (!ips) {
+		NL_SET_ERR_MSG_MOD(extack, "IPsec offload is not available on this device");
+		return -EOPNOTSUPP;
+	}
+	err = octep_ipsec_policy_ok(ips, xp, extack);
+	if (err)
+		return err;
+	pol = kzalloc(sizeof(*pol), GFP_KERNEL);
+	ent = kzalloc(sizeof(*ent), GFP_KERNEL);
+	if (!pol || !ent) {
+		kfree(pol);
+		kfree(ent);
+		return -ENOMEM;
+	}
+	pol->xp = xp;
+	ent->ips = ips;
+	ent->pol = true;
+	ent->dir = xp->xdo.dir;
+	ent->type = XFRM_DEV_OFFLOAD_PACKET;
+	INIT_LIST_HEAD(&ent->node);
+	octep_ipsec_pol_fill(xp, &r);
+
+	octep_ipsec_add_begin(ips);
+	err = octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_POLICY_ADD, &r,
+			      sizeof(r), &h, sizeof(h));
+	if (err == -ENOSPC && octep_ipsec_room(ips))
+		err = octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_POLICY_ADD, &r,
+				      sizeof(r), &h, sizeof(h));
+	if (err) {
+		octep_ipsec_add_end(ips);
+		kfree(pol);
+		kfree(ent);
+		return octep_ipsec_mbox_errmsg(err, "policy add", extack);
+	}
+	ent->handle = (u32)le64_to_cpu(h);
+	err = octep_ipsec_own(ips, ent);
+	if (err) {
+		octep_ipsec_queue_dead(ips, ent);
+		spin_unlock_bh(&ips->lock);
+		kfree(pol);
+		NL_SET_ERR_MSG_MOD(extack, "Out of memory for the policy's handle");
+		return err;
+	}
+	pol->ent = ent;
 	list_add_tail(&pol->all, &ips->pols);
+	/* Read locklessly by octep_ipsec_tx_flags(). */
+	if (ent->dir == XFRM_DEV_OFFLOAD_OUT)
+		WRITE_ONCE(ips->n_out_pols, ips->n_out_pols + 1);
 	spin_unlock_bh(&ips->lock);
 	xp->xdo.offload_handle = (unsigned long)pol;
 	return 0;
 }
 
+/*
+ * May run in atomic context (under the xfrm policy lock): the block's
+ * entry goes to ctl_work's queue of deletes.
+ */
 static void octep_ipsec_policy_delete(struct xfrm_policy *xp)
 {
 	struct octep_ipsec_pol *pol = (void *)xp->xdo.offload_handle;
 	struct octep_ipsec *ips = octep_ipsec_of(xp->xdo.dev);
+	struct octep_ipsec_sa *ent;
 
 	if (!pol || !ips)
 		return;
 	spin_lock_bh(&ips->lock);
-	if (!list_empty(&pol->node)) {
-		list_del_rcu(&pol->node);
-		if (xp->xdo.dir == XFRM_DEV_OFFLOAD_IN)
-			WRITE_ONCE(ips->n_in_pols, ips->n_in_pols - 1);
+	ent = pol->ent;
+	pol->ent = NULL;
+	if (ent) {
+		if (ent->dir == XFRM_DEV_OFFLOAD_OUT)
+			WRITE_ONCE(ips->n_out_pols, ips->n_out_pols - 1);
+		octep_ipsec_queue_dead(ips, ent);
 	}
-	INIT_LIST_HEAD(&pol->node);
 	spin_unlock_bh(&ips->lock);
 }
 
@@ -1280,7 +1429,7 @@ static void octep_ipsec_policy_free(struct xfrm_policy *xp)
 		spin_unlock_bh(&ips->lock);
 	}
 	xp->xdo.offload_handle = 0;
-	kfree_rcu(pol, rcu);
+	kfree(pol);
 }
 
 /**
@@ -1386,143 +1535,6 @@ static const struct xfrmdev_ops octep_xfrmdev_ops = {
 
 /* ---------------------------------------------------------- datapath */
 
-/* The packet's addresses, protocol and ports, for selector matching. */
-struct octep_ipsec_fl {
-	xfrm_address_t saddr;
-	xfrm_address_t daddr;
-	u16 family;
-	u8 proto;
-	__be16 sport;
-	__be16 dport;
-};
-
-static bool octep_ipsec_flow_of(struct sk_buff *skb, unsigned int off,
-				struct octep_ipsec_fl *fl)
-{
-	unsigned int l4;
-	__be16 ports[2];
-
-	memset(fl, 0, sizeof(*fl));
-	if (skb->protocol == htons(ETH_P_IP)) {
-		struct iphdr _iph;
-		const struct iphdr *iph;
-
-		iph = skb_header_pointer(skb, off, sizeof(_iph), &_iph);
-		if (!iph || iph->ihl < 5)
-			return false;
-		fl->family = AF_INET;
-		fl->saddr.a4 = iph->saddr;
-		fl->daddr.a4 = iph->daddr;
-		fl->proto = iph->protocol;
-		if (ip_is_fragment(iph))
-			return true;
-		l4 = off + iph->ihl * 4;
-	} else if (skb->protocol == htons(ETH_P_IPV6)) {
-		struct ipv6hdr _ip6h;
-		const struct ipv6hdr *ip6h;
-
-		ip6h = skb_header_pointer(skb, off, sizeof(_ip6h), &_ip6h);
-		if (!ip6h)
-			return false;
-		fl->family = AF_INET6;
-		fl->saddr.in6 = ip6h->saddr;
-		fl->daddr.in6 = ip6h->daddr;
-		fl->proto = ip6h->nexthdr;
-		l4 = off + sizeof(*ip6h);
-	} else {
-		return false;
-	}
-	if (fl->proto == IPPROTO_TCP || fl->proto == IPPROTO_UDP) {
-		if (!skb_header_pointer(skb, l4, sizeof(ports), ports))
-			return false;
-		fl->sport = ports[0];
-		fl->dport = ports[1];
-	}
-	return true;
-}
-
-static bool octep_ipsec_addr_match(const xfrm_address_t *a,
-				   const xfrm_address_t *p, u8 plen, u16 family)
-{
-	if (!plen)
-		return true;
-	if (family == AF_INET)
-		return !((a->a4 ^ p->a4) & inet_make_mask(plen));
-	return ipv6_prefix_equal(&a->in6, &p->in6, plen);
-}
-
-static bool octep_ipsec_sel_match(const struct xfrm_selector *sel,
-				  const struct octep_ipsec_fl *fl)
-{
-	if (sel->family && sel->family != fl->family)
-		return false;
-	if (sel->proto && sel->proto != fl->proto)
-		return false;
-	return octep_ipsec_addr_match(&fl->saddr, &sel->saddr,
-				      sel->prefixlen_s, fl->family) &&
-	       octep_ipsec_addr_match(&fl->daddr, &sel->daddr,
-				      sel->prefixlen_d, fl->family) &&
-	       !((fl->sport ^ sel->sport) & sel->sport_mask) &&
-	       !((fl->dport ^ sel->dport) & sel->dport_mask);
-}
-
-static bool octep_ipsec_sa_fits(const struct xfrm_state *x,
-				const struct xfrm_tmpl *t,
-				const struct octep_ipsec_fl *fl)
-{
-	u16 fam = x->props.family;
-
-	if (x->km.state != XFRM_STATE_VALID || x->props.mode != t->mode ||
-	    (t->reqid && t->reqid != x->props.reqid) ||
-	    (t->id.spi && t->id.spi != x->id.spi))
-		return false;
-	if (x->props.mode == XFRM_MODE_TUNNEL)
-		return (xfrm_addr_any(&t->id.daddr, fam) ||
-			xfrm_addr_equal(&t->id.daddr, &x->id.daddr, fam)) &&
-		       (xfrm_addr_any(&t->saddr, fam) ||
-			xfrm_addr_equal(&t->saddr, &x->props.saddr, fam));
-	return fam == fl->family &&
-	       xfrm_addr_equal(&fl->daddr, &x->id.daddr, fam) &&
-	       xfrm_addr_equal(&fl->saddr, &x->props.saddr, fam);
-}
-
-/* Packet offload out: the policy (and then state) the packet falls under. */
-static int octep_ipsec_tx_match(struct octep_ipsec *ips, struct sk_buff *skb,
-				u64 *flags)
-{
-	struct octep_ipsec_pol *pol;
-	struct octep_ipsec_sa *sa;
-	struct octep_ipsec_fl fl;
-	int ret = 0;
-
-	if (!octep_ipsec_flow_of(skb, skb_network_offset(skb), &fl))
-		return 0;
-	/* ESP the stack already built is not ours to wrap again. */
-	rcu_read_lock();
-	list_for_each_entry_rcu(pol, &ips->out_pols, node) {
-		const struct xfrm_policy *xp = pol->xp;
-
-		if (fl.proto == IPPROTO_ESP && xp->selector.proto != IPPROTO_ESP)
-			continue;
-		if (!octep_ipsec_sel_match(&xp->selector, &fl))
-			continue;
-		ret = -ENOENT;
-		list_for_each_entry_rcu(sa, &ips->out_sas, out_node) {
-			if (octep_ipsec_sa_fits(sa->x, &xp->xfrm_vec[0], &fl)) {
-				*flags |= FIELD_PREP(OCTEP_SDP_TX_IPSEC_OP,
-						     OCTEP_SDP_TX_IPSEC_ENCAP) |
-					  FIELD_PREP(OCTEP_SDP_TX_FLOW_HANDLE,
-						     sa->handle);
-				ret = 1;
-				break;
-			}
-		}
-		break;
-	}
-	rcu_read_unlock();
-	return ret;
-}
-
 /*
  * The block encrypts each segment of a GSO packet: packets count what it
  * counts. Bytes are what it was handed (a GSO packet's headers once: with
@@ -1543,10 +1555,11 @@ static void octep_ipsec_tx_count(struct octep_ipsec *ips,
  * @flags: the instruction flags word, OR-ed into
  *
  * Crypto offload (the stack left an xfrm_offload with XFRM_XMIT): the
- * entry's handle and ENCRYPT. Packet offload (a plain packet under an
- * offloaded outbound policy): the state's handle and ENCAP; a packet the
- * policy covers but no offloaded state serves is dropped, never sent in
- * clear.
+ * entry's handle and ENCRYPT. Packet offload: while outbound policies are
+ * offloaded, CLASSIFY, and the block's policy table decides (what it
+ * drops it counts, in OCTEP_SDP_IPSEC_CNT). Not for a socket with a policy
+ * of its own (an IKE daemon's bypass): the stack looked that up, not the
+ * device's table, and what it sends plain goes plain.
  *
  * Return: 0, or -ENOENT to drop the packet (counted in ipsec_out_drop).
  */
@@ -1556,7 +1569,7 @@ int octep_ipsec_tx_flags(struct octep_iq *iq, struct sk_buff *skb, u64 *flags)
 	struct xfrm_offload *xo;
 	struct octep_ipsec_sa *sa;
 	struct xfrm_state *x;
-	int ret;
+	struct sock *sk;
 
 	if (!ips)
 		return 0;
@@ -1578,49 +1591,19 @@ int octep_ipsec_tx_flags(struct octep_iq *iq, struct sk_buff *skb, u64 *flags)
 		octep_ipsec_tx_count(ips, skb);
 		return 0;
 	}
-	/* Paired with list_add_tail_rcu() in policy add: a stale look is ok. */
-	if (list_empty(&ips->out_pols))
+	/*
+	 * Pairs with WRITE_ONCE() in policy add and delete: a packet racing
+	 * a policy's add or delete may go either way, as it may in the
+	 * stack's own lookup.
+	 */
+	if (!READ_ONCE(ips->n_out_pols))
 		return 0;
-	ret = octep_ipsec_tx_match(ips, skb, flags);
-	if (ret < 0) {
-		/* Software finds no state for the policy: XfrmOutNoStates. */
-		XFRM_INC_STATS(dev_net(ips->netdev), LINUX_MIB_XFRMOUTNOSTATES);
-		octep_ipsec_inc(ips, OCTEP_IPSEC_OUT_DROP);
-		return ret;
-	}
-	if (ret)
-		octep_ipsec_tx_count(ips, skb);
+	sk = skb->sk;
+	if (sk && sk_fullsock(sk) &&
+	    rcu_access_pointer(sk->sk_policy[XFRM_POLICY_OUT]))
+		return 0;
+	*flags |= FIELD_PREP(OCTEP_SDP_TX_IPSEC_OP, OCTEP_SDP_TX_IPSEC_CLASSIFY);
 	return 0;
-}
-
-/*
- * A packet that came in clear: does an offloaded inbound policy cover it?
- * The stack takes such a policy as checked by the device (it accepts a
- * packet without secpath under it), so the device must drop it.
- */
-static bool octep_ipsec_rx_forbidden(struct octep_ipsec *ips,
-				     struct sk_buff *skb)
-{
-	struct octep_ipsec_pol *pol;
-	struct octep_ipsec_fl fl;
-	bool ret = false;
-
-	/* After eth_type_trans(): the network header is at skb->data. */
-	if (!octep_ipsec_flow_of(skb, 0, &fl))
-		return false;
-	rcu_read_lock();
-	list_for_each_entry_rcu(pol, &ips->in_pols, node) {
-		const struct xfrm_policy *xp = pol->xp;
-
-		if (xp->action == XFRM_POLICY_ALLOW && !xp->xfrm_nr)
-			continue;
-		if (octep_ipsec_sel_match(&xp->selector, &fl)) {
-			ret = true;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return ret;
 }
 
 /*
@@ -1646,6 +1629,12 @@ static void octep_ipsec_rx_account(struct octep_ipsec *ips, u32 handle,
 		mib = LINUX_MIB_XFRMINNOSTATES;
 		break;
 	case OCTEP_IPSEC_RX_CLEAR_DROP:
+		mib = LINUX_MIB_XFRMINTMPLMISMATCH;
+		break;
+	case OCTEP_IPSEC_RX_POL_BLOCK:
+		mib = LINUX_MIB_XFRMINPOLBLOCK;
+		break;
+	case OCTEP_IPSEC_RX_TMPL_MISMATCH:
 		mib = LINUX_MIB_XFRMINTMPLMISMATCH;
 		break;
 	default:
@@ -1681,8 +1670,8 @@ static void octep_ipsec_rx_account(struct octep_ipsec *ips, u32 handle,
  * @skb: the packet, after eth_type_trans()
  * @ext: the response header's ext word (nonzero IPsec status)
  *
- * Clear text an offloaded inbound policy covers is dropped here: the block
- * of this model has no policy table, the driver plays it.
+ * The block's policy table dropped what an offloaded inbound policy
+ * forbids; such a packet is counted here and freed.
  *
  * Return: 0 to hand @skb up (with a secpath when the block decrypted it),
  * or a negative errno when @skb was dropped and freed (counted).
@@ -1701,9 +1690,14 @@ int octep_ipsec_rx_xfrm(struct octep_oq *oq, struct sk_buff *skb, u64 ext)
 		return 0;
 	switch (FIELD_GET(OCTEP_SDP_RX_IPSEC_STATUS, ext)) {
 	case OCTEP_SDP_IPSEC_NONE:
-		if (!octep_ipsec_rx_forbidden(ips, skb))
-			return 0;
-		c = OCTEP_IPSEC_RX_CLEAR_DROP;
+		return 0;
+	case OCTEP_SDP_IPSEC_POL_MISMATCH:
+		/* Clear text under an IPsec policy, or ESP of the wrong SA. */
+		c = handle ? OCTEP_IPSEC_RX_TMPL_MISMATCH :
+			     OCTEP_IPSEC_RX_CLEAR_DROP;
+		goto drop;
+	case OCTEP_SDP_IPSEC_POL_BLOCK:
+		c = OCTEP_IPSEC_RX_POL_BLOCK;
 		goto drop;
 	case OCTEP_SDP_IPSEC_OK:
 		break;
@@ -1809,6 +1803,14 @@ int octep_ipsec_info_put(struct octep_dev *oct, struct devlink_info_req *req)
 			DEVLINK_INFO_VERSION_GENERIC_FW_MGMT_API, buf);
 }
 
+/* A policy-table counter of the block, since our probe. */
+static u64 octep_ipsec_hw(struct octep_ipsec *ips, unsigned int i)
+{
+	if (!octep_ipsec_has(ips, OCTEP_SDP_FEAT_POLICY))
+		return 0;
+	return octep_rd64(ips->oct, OCTEP_SDP_IPSEC_CNT(i)) - ips->hw_base[i];
+}
+
 /**
  * octep_ipsec_stats_values() - their values
  * @oct: device
@@ -1823,7 +1825,16 @@ void octep_ipsec_stats_values(struct octep_dev *oct, u64 *data)
 	if (!ips)
 		return;
 	for (i = 0; i < OCTEP_IPSEC_NCNT; i++)
-		*data++ = atomic64_read(&ips->cnt[i]);
+		data[i] = atomic64_read(&ips->cnt[i]);
+	/* What the block's policy table encapsulated and dropped. */
+	data[OCTEP_IPSEC_TX_PACKETS] += octep_ipsec_hw(ips,
+						       OCTEP_SDP_IPSEC_TX_ENCAP);
+	data[OCTEP_IPSEC_TX_BYTES] +=
+		octep_ipsec_hw(ips, OCTEP_SDP_IPSEC_TX_ENCAP_BYTES);
+	data[OCTEP_IPSEC_OUT_DROP] +=
+		octep_ipsec_hw(ips, OCTEP_SDP_IPSEC_TX_BLOCK) +
+		octep_ipsec_hw(ips, OCTEP_SDP_IPSEC_TX_NO_STATE);
+	data += OCTEP_IPSEC_NCNT;
 	*data++ = atomic64_read(&ips->mbox.requests);
 	*data++ = atomic64_read(&ips->mbox.timeouts);
 	*data++ = atomic64_read(&ips->mbox.errors);
@@ -1909,6 +1920,7 @@ int octep_ipsec_check_flows(u8 flows, struct netlink_ext_ack *extack)
 int octep_ipsec_init(struct octep_dev *oct)
 {
 	struct octep_ipsec *ips;
+	unsigned int i;
 	int err;
 
 	ips = kzalloc(sizeof(*ips), GFP_KERNEL);
@@ -1918,9 +1930,6 @@ int octep_ipsec_init(struct octep_dev *oct)
 	ips->flows = OCTEP_IPSEC_FLOWS_DEF;
 	spin_lock_init(&ips->lock);
 	INIT_LIST_HEAD(&ips->sas);
-	INIT_LIST_HEAD(&ips->out_sas);
-	INIT_LIST_HEAD(&ips->out_pols);
-	INIT_LIST_HEAD(&ips->in_pols);
 	INIT_LIST_HEAD(&ips->pols);
 	INIT_LIST_HEAD(&ips->dead);
 	INIT_LIST_HEAD(&ips->orphans);
@@ -1949,6 +1958,10 @@ int octep_ipsec_init(struct octep_dev *oct)
 		kfree(ips);
 		return 0;
 	}
+	if (octep_ipsec_has(ips, OCTEP_SDP_FEAT_POLICY))
+		for (i = 0; i < OCTEP_SDP_IPSEC_NCNT; i++)
+			ips->hw_base[i] = octep_rd64(oct,
+						     OCTEP_SDP_IPSEC_CNT(i));
 	/* A previous driver may have left entries: nobody owns them now. */
 	if (octep_ipsec_has(ips, OCTEP_SDP_FEAT_LIST)) {
 		err = octep_ipsec_resync(ips);
