@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The block's GET_INFO feature bits decide what the driver offloads. For
-# each of packet offload, ESN, tunnel mode and IPv6, the model's flow
+# each of packet offload, its policy table, ESN, tunnel mode and IPv6, the
+# model's flow
 # table is made to announce it absent (debugfs ipsec/features, read by the
 # driver at probe: the driver is unbound and bound again) and a state
 # needing it is asked for: it is refused with the message naming the
@@ -14,8 +15,8 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
 require_cmd ip python3
 
-ALL=0x7f	# CRYPTO PACKET ESN TUNNEL IPV6 DEL_MANY LIST
-ktap_plan 18
+ALL=0xff	# CRYPTO PACKET ESN TUNNEL IPV6 DEL_MANY LIST POLICY
+ktap_plan 21
 
 ipsec_prepare
 check "modules load" octep_load || ktap_finish
@@ -102,7 +103,7 @@ offloads()
 check "every feature announced: the driver probes again" features "$ALL"
 offloads "all features, ESN tunnel IPv6" 6 mode tunnel flag esn replay-window 32
 
-check "no packet offload announced: the driver probes again" features 0x7d
+check "no packet offload announced: the driver probes again" features 0xfd
 out=$(python3 "$XFRM_NL" state "$HOST_IP4" "$PEER_IP4" 0x3002 1 transport \
 	"$IPSEC_K128" 128 --offload packet --dev "$HOST_IF" 2>&1)
 if grep -q "does not offer packet offload" <<<"$out" &&
@@ -121,15 +122,33 @@ else
 fi
 offloads "no packet offload: crypto offload" 4
 
-check "no ESN announced: the driver probes again" features 0x7b
+check "no policy table announced: the driver probes again" features 0x7f
+out=$(python3 "$XFRM_NL" policy out "$HOST_IP4/32" "$PEER_IP4/32" "$HOST_IP4" \
+	"$PEER_IP4" 1 transport --offload packet --dev "$HOST_IF" 2>&1)
+if grep -q "has no policy table" <<<"$out" &&
+   [ -z "$(ip xfrm policy list dir out)" ]; then
+	ktap_ok "no policy table: a packet-offload policy fails with the reason"
+else
+	ktap_fail "no policy table: a packet-offload policy fails with the reason" "$out"
+fi
+out=$(python3 "$XFRM_NL" state "$HOST_IP4" "$PEER_IP4" 0x3003 1 transport \
+	"$IPSEC_K128" 128 --offload packet --dev "$HOST_IF" 2>&1)
+if ipsec_offloaded 0x3003 "$HOST_IP4" "$PEER_IP4"; then
+	ktap_ok "no policy table: a packet-offload state is still offloaded"
+else
+	ktap_fail "no policy table: a packet-offload state is still offloaded" "$out"
+fi
+ip xfrm state flush
+
+check "no ESN announced: the driver probes again" features 0xfb
 fallback "no ESN: an ESN state" ESN 4 flag esn replay-window 32
 offloads "no ESN: a state without ESN" 4
 
-check "no tunnel mode announced: the driver probes again" features 0x77
+check "no tunnel mode announced: the driver probes again" features 0xf7
 fallback "no tunnel mode: a tunnel-mode state" "tunnel mode" 4 mode tunnel
 offloads "no tunnel mode: a transport-mode state" 4
 
-check "no IPv6 announced: the driver probes again" features 0x6f
+check "no IPv6 announced: the driver probes again" features 0xef
 fallback "no IPv6: an IPv6 state" IPv6 6
 offloads "no IPv6: an IPv4 state" 4
 
