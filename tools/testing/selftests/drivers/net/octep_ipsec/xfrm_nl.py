@@ -10,8 +10,13 @@ does ("Error: ..." or "Warning: ...") and exits 2 on error.
   xfrm_nl.py state SRC DST SPI REQID MODE KEY ICV_BITS
              [--dir in|out] [--offload crypto|packet] [--dev IF]
              [--replay N] [--esn] [--oseq-hi N] [--oseq N] [--seq-hi N]
-  xfrm_nl.py policy in|out SRC/PL DST/PL TSRC TDST REQID MODE
-             [--offload packet] [--dev IF]
+  xfrm_nl.py policy in|out|fwd SRC/PL DST/PL TSRC TDST REQID MODE
+             [--offload packet] [--dev IF] [--priority N]
+             [--action allow|block] [--proto tcp|udp|icmp|N]
+             [--sport P] [--dport P] [--no-tmpl]
+             --no-tmpl: no template (a bypass, or a block policy); TSRC,
+             TDST, REQID and MODE are then ignored. --sport/--dport match
+             the port exactly (mask 0xffff) and need --proto.
   xfrm_nl.py batch < FILE     one "state ..." or "policy ..." a line, over
                               one socket (thousands of adds in seconds);
                               exits 2 if any failed
@@ -37,6 +42,10 @@ XFRM_OFFLOAD_IPV6, XFRM_OFFLOAD_INBOUND, XFRM_OFFLOAD_PACKET = 1, 2, 4
 XFRM_STATE_ESN = 128
 XFRM_INF = (1 << 64) - 1
 MODES = {'transport': 0, 'tunnel': 1}
+ACTIONS = {'allow': 0, 'block': 1}
+DIRS = {'in': 0, 'out': 1, 'fwd': 2}
+PROTOS = {'tcp': socket.IPPROTO_TCP, 'udp': socket.IPPROTO_UDP,
+          'icmp': socket.IPPROTO_ICMP}
 
 
 def addr(a):
@@ -51,12 +60,14 @@ def attr(atype, payload):
     return hdr + payload + pad
 
 
-def selector(dst=None, src=None, fam=0):
-    """struct xfrm_selector, 56 bytes."""
+def selector(dst=None, src=None, fam=0, proto=0, sport=None, dport=None):
+    """struct xfrm_selector, 56 bytes; a port given matches exactly."""
     d, pd = (b'\0' * 16, 0) if dst is None else dst
     s, ps = (b'\0' * 16, 0) if src is None else src
-    return struct.pack('=16s16sHHHHHBBBxxxiI', d, s, 0, 0, 0, 0, fam,
-                       pd, ps, 0, 0, 0)
+    dp, dm = (0, 0) if dport is None else (socket.htons(dport), 0xffff)
+    sp, sm = (0, 0) if sport is None else (socket.htons(sport), 0xffff)
+    return struct.pack('=16s16sHHHHHBBBxxxiI', d, s, dp, dm, sp, sm, fam,
+                       pd, ps, proto, 0, 0)
 
 
 def lifetime_cfg(a=None):
@@ -155,21 +166,32 @@ def prefix(p):
                  net.prefixlen)
 
 
+def proto_num(p):
+    return PROTOS[p] if p in PROTOS else int(p, 0)
+
+
 def cmd_policy(a):
     fam, s = prefix(a.src)
     _, d = prefix(a.dst)
-    tfam, tsrc = addr(a.tsrc)
-    _, tdst = addr(a.tdst)
-    body = (selector(d, s, fam) + lifetime_cfg() + b'\0' * 32 +
-            struct.pack('=IIBBBBxxxx', 0, 0, 0 if a.dir == 'in' else 1,
-                        0, 0, 0))
+    proto = proto_num(a.proto) if a.proto is not None else 0
+    if (a.sport is not None or a.dport is not None) and not proto:
+        print('Error: --sport and --dport need --proto')
+        return 2
+    body = (selector(d, s, fam, proto, a.sport, a.dport) + lifetime_cfg() +
+            b'\0' * 32 +
+            struct.pack('=IIBBBBxxxx', a.priority, 0, DIRS[a.dir],
+                        ACTIONS[a.action], 0, 0))
     assert len(body) == 168
-    tmpl = (struct.pack('=16sIBxxx', tdst, 0, 50) +
-            struct.pack('=Hxx16sIBBBxIII', tfam, tsrc, int(a.reqid),
-                        MODES[a.mode], 0, 0, 0xffffffff, 0xffffffff,
-                        0xffffffff))
-    assert len(tmpl) == 64
-    attrs = [attr(XFRMA_TMPL, tmpl)]
+    attrs = []
+    if not a.no_tmpl:
+        tfam, tsrc = addr(a.tsrc)
+        _, tdst = addr(a.tdst)
+        tmpl = (struct.pack('=16sIBxxx', tdst, 0, 50) +
+                struct.pack('=Hxx16sIBBBxIII', tfam, tsrc, int(a.reqid),
+                            MODES[a.mode], 0, 0, 0xffffffff, 0xffffffff,
+                            0xffffffff))
+        assert len(tmpl) == 64
+        attrs.append(attr(XFRMA_TMPL, tmpl))
     if a.offload:
         attrs.append(offload_attr(a.offload, a.dev, a.dir == 'in', None))
     return send(XFRM_MSG_NEWPOLICY, body, attrs)
@@ -195,10 +217,17 @@ def main():
         s.add_argument(n, type=int)
     s.set_defaults(fn=cmd_state)
     q = sub.add_parser('policy')
-    for n in ('dir', 'src', 'dst', 'tsrc', 'tdst', 'reqid', 'mode'):
+    q.add_argument('dir', choices=tuple(DIRS))
+    for n in ('src', 'dst', 'tsrc', 'tdst', 'reqid', 'mode'):
         q.add_argument(n)
     q.add_argument('--offload', choices=('packet',))
     q.add_argument('--dev')
+    q.add_argument('--priority', type=int, default=0)
+    q.add_argument('--action', choices=tuple(ACTIONS), default='allow')
+    q.add_argument('--proto')
+    q.add_argument('--sport', type=int)
+    q.add_argument('--dport', type=int)
+    q.add_argument('--no-tmpl', action='store_true')
     q.set_defaults(fn=cmd_policy)
     sub.add_parser('batch')
     a = p.parse_args()
