@@ -90,17 +90,22 @@ static int octep_datapath_up(struct octep_dev *oct)
 		qv->oq_levels = octep_regs_oq_levels(oct->rx_level,
 						     oct->rx_time);
 		qv->iq_levels = octep_regs_oq_levels(1, 0);
+		/*
+		 * The NAPI first (added disabled): the page pool is bound to
+		 * it, and page_pool_destroy() wants it disabled, which it is
+		 * at every octep_datapath_down(), this one's unwind included.
+		 */
+		netif_napi_add(netdev, &qv->napi, octep_napi_poll);
+		/* For netlink's queue-get and napi-get (and busy polling). */
+		netif_napi_set_irq(&qv->napi, qv->irq);
+		netif_queue_set_napi(netdev, q, NETDEV_QUEUE_TYPE_RX, &qv->napi);
+		netif_queue_set_napi(netdev, q, NETDEV_QUEUE_TYPE_TX, &qv->napi);
 		err = octep_oq_alloc(qv);
 		if (err)
 			goto err;
 		err = octep_iq_alloc(qv);
 		if (err)
 			goto err;
-		netif_napi_add(netdev, &qv->napi, octep_napi_poll);
-		/* For netlink's queue-get and napi-get (and busy polling). */
-		netif_napi_set_irq(&qv->napi, qv->irq);
-		netif_queue_set_napi(netdev, q, NETDEV_QUEUE_TYPE_RX, &qv->napi);
-		netif_queue_set_napi(netdev, q, NETDEV_QUEUE_TYPE_TX, &qv->napi);
 		octep_regs_iq_setup(qv);
 		octep_regs_oq_setup(qv);
 		local_bh_disable();

@@ -554,6 +554,8 @@ int octep_oq_alloc(struct octep_qvec *qv)
 		.dev = dd,
 		.dma_dir = DMA_FROM_DEVICE,
 		.netdev = oct->netdev,
+		/* Pages freed in this NAPI's own poll recycle directly. */
+		.napi = &qv->napi,
 	};
 
 	oq->qv = qv;

@@ -4,7 +4,9 @@
 # The netdev netlink family sees each ring pair's NAPI: queue-get gives
 # every receive and transmit queue in use the NAPI ID of its ring pair,
 # napi-get gives that NAPI the ring pair's interrupt (the line named
-# <netdev>-rxtx-<N> in /proc/interrupts), and both follow ethtool -L.
+# <netdev>-rxtx-<N> in /proc/interrupts), page-pool-get gives each ring's
+# page pool that NAPI (so pages freed in its poll recycle directly), and
+# all follow ethtool -L.
 # Read with the kernel's own YNL client (tools/net/ynl in linux-source).
 
 source "$(dirname "$0")/lib.sh"
@@ -24,14 +26,19 @@ ifindex=$(cat "/sys/class/net/$HOST_IF/ifindex")
 # prints "ok" or what is wrong.
 links()
 {
-	local q=$LIB_TMPDIR/q.json n=$LIB_TMPDIR/n.json
+	local q=$LIB_TMPDIR/q.json n=$LIB_TMPDIR/n.json p=$LIB_TMPDIR/p.json
 
 	ynl_dump queue-get "{\"ifindex\": $ifindex}" >"$q" || return 1
 	ynl_dump napi-get "{\"ifindex\": $ifindex}" >"$n" || return 1
-	python3 - "$q" "$n" "$1" "$HOST_IF" <<'EOF'
+	ynl_dump page-pool-get "{}" >"$p" || return 1
+	python3 - "$q" "$n" "$1" "$HOST_IF" "$p" "$ifindex" <<'EOF'
 import json, sys
 queues, napis = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 rings, ifname = int(sys.argv[3]), sys.argv[4]
+# Pools of the rings in use: ours, not detached (an old ring's pool waits
+# for its last pages after -L).
+pools = [p for p in json.load(open(sys.argv[5]))
+         if p.get("ifindex") == int(sys.argv[6]) and "detach-time" not in p]
 irqs = {}
 for line in open("/proc/interrupts"):
     f = line.split()
@@ -61,6 +68,10 @@ for r, nid in sorted(ring_napi.items()):
                    (r, nid, n.get("irq"), irqs.get(r)))
 if len(set(ring_napi.values())) != len(ring_napi):
     bad.append("two rings share a NAPI")
+pool_napis = sorted(p.get("napi-id", 0) for p in pools)
+if pool_napis != sorted(ring_napi.values()):
+    bad.append("page pools' NAPIs %s, rings' %s" %
+               (pool_napis, sorted(ring_napi.values())))
 print("ok" if not bad else "; ".join(bad))
 print("# rings %d: %s" % (rings, ", ".join(
     "%d:napi %d irq %s" % (r, nid, by_id.get(nid, {}).get("irq"))
@@ -71,7 +82,7 @@ EOF
 LIB_TMPDIR=$(mktemp -d)
 on_exit "rm -rf $LIB_TMPDIR"
 
-verdict "4 rings: each queue names its ring's NAPI, each NAPI its IRQ" links 4
+verdict "4 rings: each queue and page pool names its ring's NAPI, each NAPI its IRQ" links 4
 check "ethtool -L combined 1" ethtool -L "$HOST_IF" combined 1
 verdict "1 ring after -L: one queue each way, its NAPI and IRQ" links 1
 check "ethtool -L combined 3" ethtool -L "$HOST_IF" combined 3
