@@ -233,6 +233,27 @@ struct osim_pkt {
 };
 
 /**
+ * struct osim_pkey - what a selector matches: a packet's fields, or the
+ *	same masked as a policy group masks them (its hash key)
+ * @saddr: source address (IPv4 in the first 4 bytes)
+ * @daddr: destination address
+ * @sport: TCP or UDP source port, network order
+ * @dport: destination port
+ * @family: 4 or 6, 0 for a group of either
+ * @proto: IP protocol, 0 for a group that names none
+ * @pad: zero (the key is hashed whole)
+ */
+struct osim_pkey {
+	u8 saddr[16];
+	u8 daddr[16];
+	__be16 sport;
+	__be16 dport;
+	u8 family;
+	u8 proto;
+	u8 pad[2];
+};
+
+/**
  * struct osim_pol - one policy-table entry
  * @hnode: in ips->pol_hash
  * @dead: on a teardown list, once unlinked
@@ -261,15 +282,7 @@ struct osim_pol {
 	u8 action;
 	u8 mode;
 	u8 tfamily;
-	struct osim_pkey {
-		u8 saddr[16];
-		u8 daddr[16];
-		__be16 sport;
-		__be16 dport;
-		u8 family;
-		u8 proto;
-		u8 pad[2];
-	} key;
+	struct osim_pkey key;
 	u8 tsaddr[16];
 	u8 tdaddr[16];
 };

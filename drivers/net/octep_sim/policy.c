@@ -52,16 +52,6 @@ struct osim_pgrp {
 	__be16 dport_mask;
 };
 
-/* A packet's (or a selector's) fields, before masking. */
-struct osim_pfields {
-	u8 saddr[16];
-	u8 daddr[16];
-	__be16 sport;
-	__be16 dport;
-	u8 family;
-	u8 proto;
-};
-
 static unsigned int osim_alen(u8 family)
 {
 	return family == 6 ? 16 : 4;
@@ -78,7 +68,7 @@ static void osim_prefix(u8 *dst, const u8 *src, unsigned int plen)
 }
 
 static void osim_pkey_of(const struct osim_pgrp *g,
-			 const struct osim_pfields *pf, struct osim_pkey *k)
+			 const struct osim_pkey *pf, struct osim_pkey *k)
 {
 	memset(k, 0, sizeof(*k));
 	k->family = g->family;
@@ -101,9 +91,9 @@ static u32 osim_out_hash(u8 family, const u8 *daddr)
 	return jhash(daddr, osim_alen(family), family);
 }
 
-/* The addresses and ports xfrm's selectors look at. */
+/* The addresses and ports xfrm's selectors look at, unmasked. */
 static void osim_pfields(const struct sk_buff *skb, const struct osim_pkt *p,
-			 struct osim_pfields *pf)
+			 struct osim_pkey *pf)
 {
 	__be16 _ports[2];
 	const __be16 *ports;
@@ -134,7 +124,7 @@ static void osim_pfields(const struct sk_buff *skb, const struct osim_pkt *p,
 
 /* The policy @pf falls under, in direction @d; @esp: only ESP selectors. */
 static struct osim_pol *osim_pol_find(struct osim_ipsec *ips, int d,
-				      const struct osim_pfields *pf, bool esp)
+				      const struct osim_pkey *pf, bool esp)
 {
 	struct osim_pol *pol, *best = NULL;
 	struct osim_pgrp *g;
@@ -161,7 +151,7 @@ static struct osim_pol *osim_pol_find(struct osim_ipsec *ips, int d,
 /* The newest outbound entry @pol's template names for a packet @pf. */
 static struct osim_flow *osim_pol_sa(struct osim_ipsec *ips,
 				     const struct osim_pol *pol,
-				     const struct osim_pfields *pf)
+				     const struct osim_pkey *pf)
 {
 	bool tunnel = pol->mode == OCTEP_SDP_FLOW_MODE_TUNNEL;
 	u8 fam = tunnel ? pol->tfamily : pf->family;
@@ -202,7 +192,7 @@ enum osim_verdict osim_pol_out(struct osim_ipsec *ips,
 			       const struct osim_pkt *p,
 			       struct osim_flow **f)
 {
-	struct osim_pfields pf;
+	struct osim_pkey pf;
 	struct osim_pol *pol;
 
 	osim_pfields(skb, p, &pf);
@@ -241,7 +231,7 @@ u8 osim_pol_in(struct osim_ipsec *ips, const struct sk_buff *skb,
 	       const struct osim_pkt *p, const struct osim_flow *f)
 {
 	u8 pass = f ? OCTEP_SDP_IPSEC_OK : OCTEP_SDP_IPSEC_NONE;
-	struct osim_pfields pf;
+	struct osim_pkey pf;
 	struct osim_pol *pol;
 
 	/* Pairs with WRITE_ONCE() in osim_pol_add(): a stale 0 is a race lost. */
@@ -346,7 +336,7 @@ int osim_pol_add(struct osim_ipsec *ips, const __le64 *req,
 		 unsigned int req_words, u32 *handle)
 {
 	struct octep_sdp_mbox_policy r;
-	struct osim_pfields pf = {};
+	struct osim_pkey pf = {};
 	struct osim_pol *pol;
 	int d, err;
 	u32 id;
