@@ -554,10 +554,17 @@ int octep_oq_alloc(struct octep_qvec *qv)
 		.dev = dd,
 		.dma_dir = DMA_FROM_DEVICE,
 		.netdev = oct->netdev,
-		/* Pages freed in this NAPI's own poll recycle directly. */
-		.napi = &qv->napi,
 	};
 
+	/*
+	 * Pages freed in the NAPI's own poll go straight back to the pool's
+	 * lockless cache, which its allocations (the refill) also use: safe
+	 * when only the NAPI refills. Not under service=pass, whose watchdog
+	 * makes passes, and refills, from its own timer on any CPU while the
+	 * NAPI may be freeing pages on another.
+	 */
+	if (octep_service == OCTEP_SERVICE_VISIT)
+		pp.napi = &qv->napi;
 	oq->qv = qv;
 	oq->size = oct->rx_ring_size;
 	oq->head = 0;
