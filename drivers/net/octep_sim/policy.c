@@ -247,7 +247,8 @@ u8 osim_pol_in(struct osim_ipsec *ips, const struct sk_buff *skb,
 		atomic64_inc(&ips->cnt[OSIM_RX_POL_BLOCK]);
 		return OCTEP_SDP_IPSEC_POL_BLOCK;
 	} else if (pol->action == OCTEP_SDP_POL_ALLOW) {
-		if (!f)
+		/* As xfrm_policy_check(): no template takes a tunnel's SA. */
+		if (!f || f->mode == OCTEP_SDP_FLOW_MODE_TRANSPORT)
 			return pass;
 	} else if (f && pol->mode == f->mode &&
 		   (!pol->reqid || pol->reqid == f->reqid)) {
