@@ -54,6 +54,10 @@ receiver()
 	python3 - "$PORT" <<'EOF'
 import socket, struct, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+# Each frame arrives on a whole page, so the default buffer holds about 50
+# of them; a slow (emulated, loaded) receiver must not lose the burst the
+# order check needs. SO_RCVBUFFORCE (33) ignores rmem_max: we run as root.
+s.setsockopt(socket.SOL_SOCKET, 33, 16 << 20)
 s.bind(("", int(sys.argv[1])))
 s.settimeout(15)
 last, got, reordered = {}, 0, 0
