@@ -54,6 +54,7 @@ static const char * const octep_dev_names[] = {
 	"rxwd_ticks", "rxwd_runs",
 	"quiesce_cycles", "quiesce_waits", "quiesce_wait_max_us",
 	"tx_timeouts", "rx_stall_reports", "ring_resets", "ring_rescues",
+	"reconf_refused",
 };
 
 #define OCTEP_N_RX	ARRAY_SIZE(octep_rx_names)
@@ -194,6 +195,7 @@ static void octep_get_ethtool_stats(struct net_device *netdev,
 	dev[6] = atomic64_read(&oct->rx_stall_reports);
 	dev[7] = atomic64_read(&oct->ring_resets);
 	dev[8] = atomic64_read(&oct->ring_rescues);
+	dev[9] = oct->reconf_refused;
 	/* After the rings: ring now points past the last ring's values. */
 	octep_ipsec_stats_values(oct, ring);
 }

@@ -71,16 +71,74 @@ static void octep_datapath_down(struct octep_dev *oct)
 	oct->quiesced = false;
 }
 
-/* Rings, NAPIs (added, disabled) and IRQs for num_rings ring pairs. */
-static int octep_datapath_up(struct octep_dev *oct)
+/**
+ * octep_rings_release() - free prepared ring memory nothing installed
+ * @oct: device
+ * @mem: from octep_rings_prepare(); freed
+ * @rings: its entries
+ */
+static void octep_rings_release(struct octep_dev *oct,
+				struct octep_ring_mem *mem, unsigned int rings)
+{
+	unsigned int q;
+
+	if (!mem)
+		return;
+	for (q = 0; q < rings; q++) {
+		octep_oq_mem_free(oct, &mem[q]);
+		octep_iq_mem_free(oct, &mem[q]);
+	}
+	kfree(mem);
+}
+
+/**
+ * octep_rings_prepare() - allocate what @rings ring pairs need to come up
+ * @oct: device; the NAPIs of ring pairs in use are disabled (quiesced),
+ *	since a failure destroys page pools bound to them
+ * @rings: ring pairs
+ * @rx_size: output ring size
+ * @tx_size: input ring size
+ *
+ * Rings, gather lists and page pools: everything that scales with the
+ * configuration and may fail, allocated while the old rings still exist,
+ * so that a failure leaves them working (prepare, then swap).
+ *
+ * Return: the memory, for octep_datapath_up(), or an ERR_PTR().
+ */
+static struct octep_ring_mem *octep_rings_prepare(struct octep_dev *oct,
+						  unsigned int rings,
+						  u32 rx_size, u32 tx_size)
+{
+	struct octep_ring_mem *mem;
+	unsigned int q;
+	int err;
+
+	mem = kcalloc(rings, sizeof(*mem), GFP_KERNEL);
+	if (!mem)
+		return ERR_PTR(-ENOMEM);
+	for (q = 0; q < rings; q++) {
+		err = octep_oq_mem_alloc(&oct->qv[q], &mem[q], rx_size);
+		if (!err)
+			err = octep_iq_mem_alloc(oct, &mem[q], tx_size);
+		if (err) {
+			octep_rings_release(oct, mem, rings);
+			return ERR_PTR(err);
+		}
+	}
+	return mem;
+}
+
+/*
+ * Rings, NAPIs (added, disabled) and IRQs for num_rings ring pairs, from
+ * the prepared @mem (each entry used is emptied: what is left is the
+ * caller's). The real queue counts are the caller's.
+ */
+static int octep_datapath_up(struct octep_dev *oct, struct octep_ring_mem *mem)
 {
 	struct net_device *netdev = oct->netdev;
 	unsigned int q;
 	int err;
 
-	err = netif_set_real_num_queues(netdev, oct->num_rings, oct->num_rings);
-	if (err)
-		return err;
 	/* Down with every ring pair owned, so a failure unwinds them. */
 	oct->up = true;
 	oct->quiesced = true;
@@ -91,21 +149,17 @@ static int octep_datapath_up(struct octep_dev *oct)
 						     oct->rx_time);
 		qv->iq_levels = octep_regs_oq_levels(1, 0);
 		/*
-		 * The NAPI first (added disabled): the page pool is bound to
-		 * it, and page_pool_destroy() wants it disabled, which it is
-		 * at every octep_datapath_down(), this one's unwind included.
+		 * Added disabled: the page pool is bound to it, and
+		 * page_pool_destroy() wants it disabled, which it is at every
+		 * octep_datapath_down(), this one's unwind included.
 		 */
 		netif_napi_add(netdev, &qv->napi, octep_napi_poll);
 		/* For netlink's queue-get and napi-get (and busy polling). */
 		netif_napi_set_irq(&qv->napi, qv->irq);
 		netif_queue_set_napi(netdev, q, NETDEV_QUEUE_TYPE_RX, &qv->napi);
 		netif_queue_set_napi(netdev, q, NETDEV_QUEUE_TYPE_TX, &qv->napi);
-		err = octep_oq_alloc(qv);
-		if (err)
-			goto err;
-		err = octep_iq_alloc(qv);
-		if (err)
-			goto err;
+		octep_oq_install(qv, &mem[q]);
+		octep_iq_install(qv, &mem[q]);
 		octep_regs_iq_setup(qv);
 		octep_regs_oq_setup(qv);
 		local_bh_disable();
@@ -246,9 +300,11 @@ static void octep_tx_stop(struct octep_dev *oct)
  * @rx_size: output ring size
  * @tx_size: input ring size
  *
- * Through a quiesce; the rings are reallocated, and packets the block had
- * counted in the old ones are counted as drops. On failure the old
- * configuration is restored.
+ * Through a quiesce. The new rings are prepared before the old ones are
+ * freed: if that fails, the old configuration goes on as it was. Packets
+ * the block had counted in the old rings are counted as drops. Should
+ * bringing the new rings up fail after all (an IRQ), the old configuration
+ * is rebuilt.
  *
  * Return: 0 or a negative errno.
  */
@@ -258,32 +314,57 @@ int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
 	unsigned int old_rings = oct->num_rings;
 	u32 old_rx = oct->rx_ring_size, old_tx = oct->tx_ring_size;
 	struct net_device *netdev = oct->netdev;
+	struct octep_ring_mem *mem;
 	int err;
 
 	ASSERT_RTNL();
 	if (!oct->up) {
+		err = netif_set_real_num_queues(netdev, rings, rings);
+		if (err)
+			return err;
 		oct->num_rings = rings;
 		oct->rx_ring_size = rx_size;
 		oct->tx_ring_size = tx_size;
 		octep_rss_follow_rings(oct);
-		return netif_set_real_num_queues(netdev, rings, rings);
+		return 0;
 	}
 	octep_tx_stop(oct);
+	mem = octep_rings_prepare(oct, rings, rx_size, tx_size);
+	err = PTR_ERR_OR_ZERO(mem);
+	if (!err) {
+		err = netif_set_real_num_queues(netdev, rings, rings);
+		if (err)
+			octep_rings_release(oct, mem, rings);
+	}
+	if (err) {
+		oct->reconf_refused++;
+		netdev_warn(netdev, "cannot prepare %u ring pairs of %u/%u: %d, keeping the old ones\n",
+			    rings, rx_size, tx_size, err);
+		goto resume;
+	}
 	octep_datapath_down(oct);
 	oct->num_rings = rings;
 	oct->rx_ring_size = rx_size;
 	oct->tx_ring_size = tx_size;
-	err = octep_datapath_up(oct);
+	err = octep_datapath_up(oct, mem);
+	octep_rings_release(oct, mem, rings);
 	if (err) {
 		oct->num_rings = old_rings;
 		oct->rx_ring_size = old_rx;
 		oct->tx_ring_size = old_tx;
-		if (octep_datapath_up(oct)) {
+		mem = octep_rings_prepare(oct, old_rings, old_rx, old_tx);
+		if (IS_ERR(mem) ||
+		    netif_set_real_num_queues(netdev, old_rings, old_rings) ||
+		    octep_datapath_up(oct, mem)) {
+			if (!IS_ERR(mem))
+				octep_rings_release(oct, mem, old_rings);
 			netdev_err(netdev, "cannot restore the rings\n");
 			netif_carrier_off(netdev);
 			return err;
 		}
+		octep_rings_release(oct, mem, old_rings);
 	}
+resume:
 	octep_resume(oct);
 	netif_tx_wake_all_queues(netdev);
 	return err;
@@ -292,9 +373,18 @@ int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
 static int octep_open(struct net_device *netdev)
 {
 	struct octep_dev *oct = octep_from_netdev(netdev);
+	struct octep_ring_mem *mem;
 	int err;
 
-	err = octep_datapath_up(oct);
+	err = netif_set_real_num_queues(netdev, oct->num_rings, oct->num_rings);
+	if (err)
+		return err;
+	mem = octep_rings_prepare(oct, oct->num_rings, oct->rx_ring_size,
+				  oct->tx_ring_size);
+	if (IS_ERR(mem))
+		return PTR_ERR(mem);
+	err = octep_datapath_up(oct, mem);
+	octep_rings_release(oct, mem, oct->num_rings);
 	if (err)
 		return err;
 	octep_resume(oct);

@@ -294,6 +294,38 @@ struct octep_ring_health {
 };
 
 /**
+ * struct octep_ring_mem - a ring pair's memory, allocated before it is used
+ * @desc: output ring descriptors (coherent DMA)
+ * @desc_dma: their bus address
+ * @pages: the output ring's buffer pages, all NULL
+ * @pp: the output ring's page pool, bound to the pair's NAPI
+ * @oq_size: output ring descriptors
+ * @instr: input ring instructions (coherent DMA)
+ * @instr_dma: their bus address
+ * @sg: the input ring's gather lists (coherent DMA)
+ * @sg_dma: their bus address
+ * @bufs: what each instruction carries, all empty
+ * @iq_size: input ring instructions
+ *
+ * What can fail in bringing a ring pair up is allocated into one of these
+ * while the old rings still carry traffic (octep_rings_prepare()); the
+ * rings are then swapped in by octep_oq_install() and octep_iq_install().
+ */
+struct octep_ring_mem {
+	struct octep_sdp_oq_desc *desc;
+	dma_addr_t desc_dma;
+	struct page **pages;
+	struct page_pool *pp;
+	u32 oq_size;
+	struct octep_sdp_instr *instr;
+	dma_addr_t instr_dma;
+	struct octep_sdp_sg *sg;
+	dma_addr_t sg_dma;
+	struct octep_tx_buf *bufs;
+	u32 iq_size;
+};
+
+/**
  * struct octep_qvec - a ring pair, its interrupt and its NAPI context
  * @oct: the device
  * @idx: ring number
@@ -356,6 +388,8 @@ struct octep_qvec {
  * @rx_stall_reports: receive stalls reported to devlink
  * @ring_resets: datapath resets done to recover
  * @ring_rescues: visits scheduled to recover a left ring pair
+ * @reconf_refused: reconfigurations refused because the new rings could
+ *	not be prepared (the old ones kept); under RTNL
  * @rss_key: the RSS hash key (ethtool -X hkey); under RTNL
  * @rss_indir: the RSS indirection table, a ring per entry; under RTNL
  * @ipsec: state of the IPsec offload (xfrm.c), NULL without it
@@ -395,6 +429,7 @@ struct octep_dev {
 	atomic64_t rx_stall_reports;
 	atomic64_t ring_resets;
 	atomic64_t ring_rescues;
+	u64 reconf_refused;
 
 	u8 rss_key[OCTEP_SDP_RSS_KEY_SIZE];
 	u8 rss_indir[OCTEP_SDP_RSS_INDIR_SIZE];
@@ -440,14 +475,20 @@ int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
 bool octep_qv_schedule(struct octep_qvec *qv);
 
 /* rx.c */
-int octep_oq_alloc(struct octep_qvec *qv);
+int octep_oq_mem_alloc(struct octep_qvec *qv, struct octep_ring_mem *m,
+		       u32 size);
+void octep_oq_mem_free(struct octep_dev *oct, struct octep_ring_mem *m);
+void octep_oq_install(struct octep_qvec *qv, struct octep_ring_mem *m);
 void octep_oq_free(struct octep_qvec *qv);
 void octep_oq_refill(struct octep_oq *oq);
 int octep_napi_poll(struct napi_struct *napi, int budget);
 bool octep_pass_watchdog_ring(struct octep_qvec *qv);
 
 /* tx.c */
-int octep_iq_alloc(struct octep_qvec *qv);
+int octep_iq_mem_alloc(struct octep_dev *oct, struct octep_ring_mem *m,
+		       u32 size);
+void octep_iq_mem_free(struct octep_dev *oct, struct octep_ring_mem *m);
+void octep_iq_install(struct octep_qvec *qv, struct octep_ring_mem *m);
 void octep_iq_free(struct octep_qvec *qv);
 bool octep_iq_reap(struct octep_iq *iq, int budget);
 netdev_tx_t octep_start_xmit(struct sk_buff *skb, struct net_device *netdev);

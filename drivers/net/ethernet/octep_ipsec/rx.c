@@ -61,6 +61,7 @@
  */
 #include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
+#include <linux/error-injection.h>
 #include <linux/etherdevice.h>
 #include <net/page_pool/helpers.h>
 
@@ -536,25 +537,35 @@ bool octep_pass_watchdog_ring(struct octep_qvec *qv)
 }
 
 /**
- * octep_oq_alloc() - allocate an output ring, its buffers' pool and pages
- * @qv: ring pair; the ring size is the device's rx_ring_size
+ * octep_oq_mem_alloc() - allocate an output ring's memory and page pool
+ * @qv: the ring pair it is for; its NAPI, to which the pool is bound, is
+ *	disabled or not added yet
+ * @m: where to put it; what is there is NULL
+ * @size: descriptors
  *
- * Return: 0 or -ENOMEM.
+ * Nothing is posted and the ring's state is untouched: the ring pair may
+ * still be carrying traffic on its old ring (octep_rings_prepare()).
+ *
+ * Open to error injection: the reconfiguration selftests make it fail.
+ *
+ * Return: 0 or -ENOMEM; on failure @m holds what was allocated, for
+ * octep_oq_mem_free().
  */
-int octep_oq_alloc(struct octep_qvec *qv)
+int octep_oq_mem_alloc(struct octep_qvec *qv, struct octep_ring_mem *m,
+		       u32 size)
 {
 	struct octep_dev *oct = qv->oct;
-	struct octep_oq *oq = &qv->oq;
 	struct device *dd = oct->sdp->dma_dev;
 	struct page_pool_params pp = {
 		.order = 0,
 		.flags = PP_FLAG_DMA_MAP,
-		.pool_size = oct->rx_ring_size,
+		.pool_size = size,
 		.nid = NUMA_NO_NODE,
 		.dev = dd,
 		.dma_dir = DMA_FROM_DEVICE,
 		.netdev = oct->netdev,
 	};
+	struct page_pool *pool;
 
 	/*
 	 * Pages freed in the NAPI's own poll go straight back to the pool's
@@ -565,34 +576,65 @@ int octep_oq_alloc(struct octep_qvec *qv)
 	 */
 	if (octep_service == OCTEP_SERVICE_VISIT)
 		pp.napi = &qv->napi;
+	m->oq_size = size;
+	m->desc = dma_alloc_coherent(dd, size * sizeof(*m->desc), &m->desc_dma,
+				     GFP_KERNEL);
+	if (!m->desc)
+		return -ENOMEM;
+	m->pages = kcalloc(size, sizeof(*m->pages), GFP_KERNEL);
+	if (!m->pages)
+		return -ENOMEM;
+	pool = page_pool_create(&pp);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	m->pp = pool;
+	return 0;
+}
+ALLOW_ERROR_INJECTION(octep_oq_mem_alloc, ERRNO);
+
+/**
+ * octep_oq_mem_free() - free output ring memory no ring uses
+ * @oct: device
+ * @m: what octep_oq_mem_alloc() left there, or what octep_oq_free() took
+ *	back; no page is posted in it
+ */
+void octep_oq_mem_free(struct octep_dev *oct, struct octep_ring_mem *m)
+{
+	struct device *dd = oct->sdp->dma_dev;
+
+	if (m->pp)
+		page_pool_destroy(m->pp);
+	m->pp = NULL;
+	kfree(m->pages);
+	m->pages = NULL;
+	if (m->desc)
+		dma_free_coherent(dd, m->oq_size * sizeof(*m->desc), m->desc,
+				  m->desc_dma);
+	m->desc = NULL;
+}
+
+/**
+ * octep_oq_install() - make prepared memory a ring pair's output ring
+ * @qv: ring pair; its old output ring freed (octep_oq_free())
+ * @m: from octep_oq_mem_alloc(); emptied, the ring owns it now
+ */
+void octep_oq_install(struct octep_qvec *qv, struct octep_ring_mem *m)
+{
+	struct octep_oq *oq = &qv->oq;
+
 	oq->qv = qv;
-	oq->size = oct->rx_ring_size;
+	oq->size = m->oq_size;
+	oq->desc = m->desc;
+	oq->desc_dma = m->desc_dma;
+	oq->pages = m->pages;
+	oq->pp = m->pp;
 	oq->head = 0;
 	oq->fill = 0;
 	oq->posted = 0;
 	oq->flags = 0;
-	oq->desc = dma_alloc_coherent(dd, oq->size * sizeof(*oq->desc),
-				      &oq->desc_dma, GFP_KERNEL);
-	if (!oq->desc)
-		return -ENOMEM;
-	oq->pages = kcalloc(oq->size, sizeof(*oq->pages), GFP_KERNEL);
-	if (!oq->pages)
-		goto err_desc;
-	oq->pp = page_pool_create(&pp);
-	if (IS_ERR(oq->pp)) {
-		oq->pp = NULL;
-		goto err_pages;
-	}
-	return 0;
-
-err_pages:
-	kfree(oq->pages);
-	oq->pages = NULL;
-err_desc:
-	dma_free_coherent(dd, oq->size * sizeof(*oq->desc), oq->desc,
-			  oq->desc_dma);
-	oq->desc = NULL;
-	return -ENOMEM;
+	m->desc = NULL;
+	m->pages = NULL;
+	m->pp = NULL;
 }
 
 /**
@@ -604,7 +646,7 @@ err_desc:
 void octep_oq_free(struct octep_qvec *qv)
 {
 	struct octep_oq *oq = &qv->oq;
-	struct device *dd = qv->oct->sdp->dma_dev;
+	struct octep_ring_mem m = {};
 	u64 cnt;
 	u32 i;
 
@@ -621,12 +663,14 @@ void octep_oq_free(struct octep_qvec *qv)
 	for (i = 0; i < oq->size; i++)
 		if (oq->pages[i])
 			page_pool_put_full_page(oq->pp, oq->pages[i], false);
-	page_pool_destroy(oq->pp);
-	oq->pp = NULL;
-	kfree(oq->pages);
-	oq->pages = NULL;
-	dma_free_coherent(dd, oq->size * sizeof(*oq->desc), oq->desc,
-			  oq->desc_dma);
+	m.desc = oq->desc;
+	m.desc_dma = oq->desc_dma;
+	m.pages = oq->pages;
+	m.pp = oq->pp;
+	m.oq_size = oq->size;
+	octep_oq_mem_free(qv->oct, &m);
 	oq->desc = NULL;
+	oq->pages = NULL;
+	oq->pp = NULL;
 	oq->posted = 0;
 }

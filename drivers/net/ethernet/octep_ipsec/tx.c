@@ -16,6 +16,7 @@
  */
 #include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
+#include <linux/error-injection.h>
 #include <linux/etherdevice.h>
 #include <net/netdev_queues.h>
 #include <net/xfrm.h>
@@ -46,9 +47,10 @@ static void octep_iq_ring_doorbell(struct octep_qvec *qv)
 	iq->stats.doorbells++;
 }
 
-static size_t octep_iq_sg_bytes(const struct octep_iq *iq)
+/* Bytes of gather lists for a ring of @size instructions. */
+static size_t octep_sg_bytes(u32 size)
 {
-	return (size_t)iq->size * OCTEP_TX_SG_MAX * sizeof(struct octep_sdp_sg);
+	return (size_t)size * OCTEP_TX_SG_MAX * sizeof(struct octep_sdp_sg);
 }
 
 static struct octep_sdp_sg *octep_iq_sg(struct octep_iq *iq, u32 slot)
@@ -346,43 +348,81 @@ bool octep_iq_reap(struct octep_iq *iq, int budget)
 }
 
 /**
- * octep_iq_alloc() - allocate an input ring
- * @qv: ring pair; the size is the device's tx_ring_size
+ * octep_iq_mem_alloc() - allocate an input ring's memory
+ * @oct: device
+ * @m: where to put it; what is there is NULL
+ * @size: instructions
  *
- * Return: 0 or -ENOMEM.
+ * Open to error injection: the reconfiguration selftests make it fail.
+ *
+ * Return: 0 or -ENOMEM; on failure @m holds what was allocated, for
+ * octep_iq_mem_free().
  */
-int octep_iq_alloc(struct octep_qvec *qv)
+int octep_iq_mem_alloc(struct octep_dev *oct, struct octep_ring_mem *m,
+		       u32 size)
 {
-	struct octep_dev *oct = qv->oct;
-	struct octep_iq *iq = &qv->iq;
 	struct device *dd = oct->sdp->dma_dev;
 
+	m->iq_size = size;
+	m->instr = dma_alloc_coherent(dd, size * sizeof(*m->instr),
+				      &m->instr_dma, GFP_KERNEL);
+	if (!m->instr)
+		return -ENOMEM;
+	m->sg = dma_alloc_coherent(dd, octep_sg_bytes(size), &m->sg_dma,
+				   GFP_KERNEL);
+	if (!m->sg)
+		return -ENOMEM;
+	m->bufs = kcalloc(size, sizeof(*m->bufs), GFP_KERNEL);
+	if (!m->bufs)
+		return -ENOMEM;
+	return 0;
+}
+ALLOW_ERROR_INJECTION(octep_iq_mem_alloc, ERRNO);
+
+/**
+ * octep_iq_mem_free() - free input ring memory no ring uses
+ * @oct: device
+ * @m: what octep_iq_mem_alloc() left there, or what octep_iq_free() took
+ *	back; no frame is in it
+ */
+void octep_iq_mem_free(struct octep_dev *oct, struct octep_ring_mem *m)
+{
+	struct device *dd = oct->sdp->dma_dev;
+
+	kfree(m->bufs);
+	m->bufs = NULL;
+	if (m->sg)
+		dma_free_coherent(dd, octep_sg_bytes(m->iq_size), m->sg,
+				  m->sg_dma);
+	m->sg = NULL;
+	if (m->instr)
+		dma_free_coherent(dd, m->iq_size * sizeof(*m->instr), m->instr,
+				  m->instr_dma);
+	m->instr = NULL;
+}
+
+/**
+ * octep_iq_install() - make prepared memory a ring pair's input ring
+ * @qv: ring pair; its old input ring freed (octep_iq_free())
+ * @m: from octep_iq_mem_alloc(); emptied, the ring owns it now
+ */
+void octep_iq_install(struct octep_qvec *qv, struct octep_ring_mem *m)
+{
+	struct octep_iq *iq = &qv->iq;
+
 	iq->qv = qv;
-	iq->size = oct->tx_ring_size;
+	iq->size = m->iq_size;
+	iq->instr = m->instr;
+	iq->instr_dma = m->instr_dma;
+	iq->sg = m->sg;
+	iq->sg_dma = m->sg_dma;
+	iq->bufs = m->bufs;
 	iq->head = 0;
 	iq->tail = 0;
 	iq->pending = 0;
-	iq->instr = dma_alloc_coherent(dd, iq->size * sizeof(*iq->instr),
-				       &iq->instr_dma, GFP_KERNEL);
-	if (!iq->instr)
-		return -ENOMEM;
-	iq->sg = dma_alloc_coherent(dd, octep_iq_sg_bytes(iq), &iq->sg_dma,
-				    GFP_KERNEL);
-	if (!iq->sg)
-		goto free_instr;
-	iq->bufs = kcalloc(iq->size, sizeof(*iq->bufs), GFP_KERNEL);
-	if (!iq->bufs)
-		goto free_sg;
-	return 0;
-
-free_sg:
-	dma_free_coherent(dd, octep_iq_sg_bytes(iq), iq->sg, iq->sg_dma);
-	iq->sg = NULL;
-free_instr:
-	dma_free_coherent(dd, iq->size * sizeof(*iq->instr), iq->instr,
-			  iq->instr_dma);
-	iq->instr = NULL;
-	return -ENOMEM;
+	m->instr = NULL;
+	m->sg = NULL;
+	m->bufs = NULL;
 }
 
 /**
@@ -394,7 +434,7 @@ free_instr:
 void octep_iq_free(struct octep_qvec *qv)
 {
 	struct octep_iq *iq = &qv->iq;
-	struct device *dd = qv->oct->sdp->dma_dev;
+	struct octep_ring_mem m = {};
 	u32 mask = iq->size - 1, dropped = 0;
 
 	if (!iq->instr)
@@ -411,11 +451,14 @@ void octep_iq_free(struct octep_qvec *qv)
 	iq->stats.drops += dropped;
 	u64_stats_update_end(&iq->stats.syncp);
 	netdev_tx_reset_queue(netdev_get_tx_queue(qv->oct->netdev, qv->idx));
-	kfree(iq->bufs);
-	iq->bufs = NULL;
-	dma_free_coherent(dd, octep_iq_sg_bytes(iq), iq->sg, iq->sg_dma);
-	iq->sg = NULL;
-	dma_free_coherent(dd, iq->size * sizeof(*iq->instr), iq->instr,
-			  iq->instr_dma);
+	m.instr = iq->instr;
+	m.instr_dma = iq->instr_dma;
+	m.sg = iq->sg;
+	m.sg_dma = iq->sg_dma;
+	m.bufs = iq->bufs;
+	m.iq_size = iq->size;
+	octep_iq_mem_free(qv->oct, &m);
 	iq->instr = NULL;
+	iq->sg = NULL;
+	iq->bufs = NULL;
 }
