@@ -137,6 +137,7 @@ static int octep_datapath_up(struct octep_dev *oct, struct octep_ring_mem *mem)
 {
 	struct net_device *netdev = oct->netdev;
 	unsigned int q;
+	u32 fail;
 	int err;
 
 	/* Down with every ring pair owned, so a failure unwinds them. */
@@ -163,8 +164,12 @@ static int octep_datapath_up(struct octep_dev *oct, struct octep_ring_mem *mem)
 		octep_regs_iq_setup(qv);
 		octep_regs_oq_setup(qv);
 		local_bh_disable();
-		octep_oq_refill(&qv->oq);
+		fail = octep_oq_refill(&qv->oq);
 		local_bh_enable();
+		/* The NAPI is not enabled yet: no other writer. */
+		u64_stats_update_begin(&qv->oq.stats.syncp);
+		qv->oq.stats.alloc_fail += fail;
+		u64_stats_update_end(&qv->oq.stats.syncp);
 		snprintf(qv->name, sizeof(qv->name), "%s-rxtx-%u",
 			 netdev->name, q);
 		err = request_irq(qv->irq, octep_ring_irq, 0, qv->name, qv);

@@ -480,7 +480,7 @@ int octep_oq_mem_alloc(struct octep_qvec *qv, struct octep_ring_mem *m,
 void octep_oq_mem_free(struct octep_dev *oct, struct octep_ring_mem *m);
 void octep_oq_install(struct octep_qvec *qv, struct octep_ring_mem *m);
 void octep_oq_free(struct octep_qvec *qv);
-void octep_oq_refill(struct octep_oq *oq);
+u32 octep_oq_refill(struct octep_oq *oq);
 int octep_napi_poll(struct napi_struct *napi, int budget);
 bool octep_pass_watchdog_ring(struct octep_qvec *qv);
 

@@ -68,10 +68,38 @@
 #include "octep_ipsec.h"
 #include "octep_trace.h"
 
+/*
+ * What passes saw, and the counts they made: folded into the ring's stats
+ * by octep_oq_count() in one short update section after the passes, not
+ * one around them (GRO and the xfrm receive path run inside a pass).
+ */
 struct octep_pass_info {
 	bool unseen;	/* stopped at a counted buffer not yet written */
 	bool filled;	/* the count read covered every posted buffer */
+	u32 packets;
+	u64 bytes;
+	u32 drops;
+	u32 alloc_fail;
+	u32 csum_bad;
+	u32 copybreak;
+	u32 oq_unseen;
+	u32 rx_resync;
 };
+
+static void octep_oq_count(struct octep_oq *oq,
+			   const struct octep_pass_info *pi)
+{
+	struct octep_rx_stats *s = &oq->stats;
+
+	s->packets += pi->packets;
+	s->bytes += pi->bytes;
+	s->drops += pi->drops;
+	s->alloc_fail += pi->alloc_fail;
+	s->csum_bad += pi->csum_bad;
+	s->copybreak += pi->copybreak;
+	s->oq_unseen += pi->oq_unseen;
+	s->rx_resync += pi->rx_resync;
+}
 
 /**
  * octep_oq_refill() - post free buffers and credit them to the block
@@ -79,14 +107,17 @@ struct octep_pass_info {
  *
  * Each buffer's length word is cleared before it is posted: the block
  * writes it last, so zero means "not written yet".
+ *
+ * Return: 1 if the page pool ran dry (the caller counts it in alloc_fail),
+ * else 0.
  */
-void octep_oq_refill(struct octep_oq *oq)
+u32 octep_oq_refill(struct octep_oq *oq)
 {
 	struct octep_qvec *qv = oq->qv;
 	struct octep_dev *oct = qv->oct;
 	struct device *dd = oct->sdp->dma_dev;
 	u32 mask = oq->size - 1;
-	u32 n = 0;
+	u32 n = 0, failed = 0;
 
 	while (oq->posted + n < oq->size) {
 		struct octep_sdp_resp_hdr *hdr;
@@ -96,8 +127,7 @@ void octep_oq_refill(struct octep_oq *oq)
 
 		page = page_pool_dev_alloc_pages(oq->pp);
 		if (unlikely(!page)) {
-			/* In the caller's stats update section, if any. */
-			oq->stats.alloc_fail++;
+			failed = 1;
 			set_bit(OCTEP_OQ_REFILL, &oq->flags);
 			break;
 		}
@@ -115,15 +145,16 @@ void octep_oq_refill(struct octep_oq *oq)
 	if (oq->posted + n == oq->size)
 		clear_bit(OCTEP_OQ_REFILL, &oq->flags);
 	if (!n)
-		return;
+		return failed;
 	oq->posted += n;
 	/* The descriptors and cleared headers before the credits. */
 	wmb();
 	octep_wr64(oct, OCTEP_SDP_R_OUT_SLIST_DBELL(qv->idx), n);
+	return failed;
 }
 
 static void octep_rx_offloads(struct octep_oq *oq, struct sk_buff *skb,
-			      u64 ext)
+			      u64 ext, struct octep_pass_info *pi)
 {
 	struct net_device *netdev = oq->qv->oct->netdev;
 	u32 hash = FIELD_GET(OCTEP_SDP_RX_HASH, ext);
@@ -135,7 +166,7 @@ static void octep_rx_offloads(struct octep_oq *oq, struct sk_buff *skb,
 			break;
 		case OCTEP_SDP_RX_CSUM_BAD:
 			/* Left to the stack to verify and count. */
-			oq->stats.csum_bad++;
+			pi->csum_bad++;
 			break;
 		}
 	}
@@ -166,7 +197,8 @@ static struct sk_buff *octep_rx_build(struct napi_struct *napi,
  */
 static struct sk_buff *octep_rx_copy(struct octep_oq *oq,
 				     struct napi_struct *napi,
-				     struct page *page, u32 len)
+				     struct page *page, u32 len,
+				     struct octep_pass_info *pi)
 {
 	void *data = page_address(page) + OCTEP_RX_HEADROOM +
 		     OCTEP_SDP_RESP_HDR_LEN;
@@ -178,7 +210,7 @@ static struct sk_buff *octep_rx_copy(struct octep_oq *oq,
 		return NULL;
 	skb_put_data(skb, data, len);
 	page_pool_put_full_page(oq->pp, page, false);
-	oq->stats.copybreak++;
+	pi->copybreak++;
 	return skb;
 }
 
@@ -195,8 +227,8 @@ static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
 	struct octep_dev *oct = qv->oct;
 	struct device *dd = oct->sdp->dma_dev;
 	u32 mask = oq->size - 1;
-	u32 taken = 0, pkts = 0, n;
-	u64 bytes = 0, cnt;
+	u32 taken = 0, n;
+	u64 cnt;
 
 	cnt = octep_rd64(oct, OCTEP_SDP_R_OUT_CNTS(qv->idx)) &
 	      OCTEP_SDP_CNTS_COUNT;
@@ -224,7 +256,7 @@ static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
 		if (!len) {
 			/* Counted, not yet written (rule 3: ask the tick). */
 			pi->unseen = true;
-			oq->stats.oq_unseen++;
+			pi->oq_unseen++;
 			break;
 		}
 		/*
@@ -241,29 +273,29 @@ static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
 
 		if (unlikely(len < ETH_HLEN || len > OCTEP_RX_MAX_PKT)) {
 			/* A length no buffer can hold: drop it, stay in step. */
-			oq->stats.rx_resync++;
+			pi->rx_resync++;
 			page_pool_put_full_page(oq->pp, page, false);
 			continue;
 		}
 		dma_sync_single_for_cpu(dd, dma + OCTEP_SDP_RESP_HDR_LEN, len,
 					DMA_FROM_DEVICE);
 		if (len <= OCTEP_RX_COPYBREAK)
-			skb = octep_rx_copy(oq, napi, page, len);
+			skb = octep_rx_copy(oq, napi, page, len, pi);
 		else
 			skb = octep_rx_build(napi, page, len);
 		if (unlikely(!skb)) {
-			oq->stats.drops++;
+			pi->drops++;
 			page_pool_put_full_page(oq->pp, page, false);
 			continue;
 		}
-		octep_rx_offloads(oq, skb, ext);
+		octep_rx_offloads(oq, skb, ext, pi);
 		skb_record_rx_queue(skb, qv->idx);
 		skb->protocol = eth_type_trans(skb, oct->netdev);
 		if (octep_ipsec_rx_wanted(oq, ext) &&
 		    octep_ipsec_rx_xfrm(oq, skb, ext))
 			continue;
-		pkts++;
-		bytes += len;
+		pi->packets++;
+		pi->bytes += len;
 		if (napi)
 			napi_gro_receive(napi, skb);
 		else
@@ -276,10 +308,8 @@ static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
 		 * the count again, so that it can fall below the level.
 		 */
 		octep_wr64(oct, OCTEP_SDP_R_OUT_CNTS(qv->idx), taken);
-		octep_oq_refill(oq);
+		pi->alloc_fail += octep_oq_refill(oq);
 	}
-	oq->stats.packets += pkts;
-	oq->stats.bytes += bytes;
 	trace_octep_pass(qv->idx, cnt, taken, left, pi->unseen);
 	return taken;
 }
@@ -321,7 +351,6 @@ static int octep_oq_visit(struct octep_qvec *qv, int budget)
 	/* Set by the watchdog before its napi_schedule() of this ring. */
 	rescued = test_and_clear_bit(OCTEP_OQ_RESCUED, &oq->flags);
 
-	u64_stats_update_begin(&oq->stats.syncp);
 	do {
 		pi.filled = false;
 		if (pass_mode)
@@ -331,14 +360,16 @@ static int octep_oq_visit(struct octep_qvec *qv, int budget)
 			taken = octep_oq_pass(oq, budget - done, &qv->napi,
 					      &pi);
 		if (!passes && rescued &&
-		    (taken >= OCTEP_STALL_PKTS || pi.filled)) {
-			oq->stats.rxwd_stalls++;
+		    (taken >= OCTEP_STALL_PKTS || pi.filled))
 			stall = true;
-		}
 		passes++;
 		done += taken;
 	} while (taken && done < budget && !pi.unseen);
 
+	/* The poll owns the ring: the only writer of its stats. */
+	u64_stats_update_begin(&oq->stats.syncp);
+	octep_oq_count(oq, &pi);
+	oq->stats.rxwd_stalls += stall;
 	oq->stats.visits++;
 	oq->stats.passes += passes;
 	if (passes > oq->stats.passes_max)
@@ -526,8 +557,9 @@ bool octep_pass_watchdog_ring(struct octep_qvec *qv)
 	if (!asked)
 		atomic64_inc(&oq->rxwd_rescues);
 	trace_octep_wd_find(qv->idx, cnt, asked ? OCTEP_WD_ASKED : OCTEP_WD_RESCUE);
-	u64_stats_update_begin(&oq->stats.syncp);
 	taken = octep_oq_pass(oq, oq->size, NULL, &pi);
+	u64_stats_update_begin(&oq->stats.syncp);
+	octep_oq_count(oq, &pi);
 	if (!asked && (taken >= OCTEP_STALL_PKTS || pi.filled))
 		oq->stats.rxwd_stalls++;
 	oq->stats.passes++;
