@@ -191,6 +191,12 @@ lib_exit()
 		eval "${LIB_EXIT_CMDS[i]}" >/dev/null 2>&1
 	done
 	[ "$LIB_PEER" -eq 1 ] && peer_teardown >/dev/null 2>&1
+	# The host's IPsec policies outlive the test that made them, and
+	# would hold the next test's traffic to the same peer addresses.
+	if [ "$LIB_PEER" -eq 1 ]; then
+		ip xfrm policy flush >/dev/null 2>&1
+		ip xfrm state flush >/dev/null 2>&1
+	fi
 	for id in "${LIB_DEVICES[@]}"; do
 		octep_del "$id" >/dev/null 2>&1
 	done
