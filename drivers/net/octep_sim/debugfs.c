@@ -15,6 +15,7 @@
 #include <linux/bitfield.h>
 #include <linux/debugfs.h>
 #include <linux/dma-mapping.h>
+#include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
@@ -385,6 +386,43 @@ static int osim_delay_set(void *data, u64 val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(osim_delay_fops, osim_delay_get, osim_delay_set,
 			 "%llu\n");
+
+/*
+ * host_sleep MS: a system sleep as the bound driver sees it - its suspend
+ * callback, MS milliseconds, its resume callback - under the device lock,
+ * as the PM core calls them; the block itself runs on. The VM cannot take
+ * a real test sleep (pm_test): its root is on virtio-9p, which does not
+ * come back from one.
+ */
+static int osim_sleep_set(void *data, u64 ms)
+{
+	const struct dev_pm_ops *pm;
+	struct osim_dev *dev = data;
+	struct device *d;
+	int err;
+
+	if (ms > 60 * MSEC_PER_SEC)
+		return -EINVAL;
+	if (!dev->aux_added)
+		return -ENODEV;
+	d = &dev->asdp->sdp.adev.dev;
+	device_lock(d);
+	/* NULL without CONFIG_PM_SLEEP (pm_sleep_ptr()): nothing to call. */
+	pm = d->driver ? d->driver->pm : NULL;
+	if (!pm || !pm->suspend || !pm->resume) {
+		err = -ENODEV;
+		goto out;
+	}
+	err = pm->suspend(d);
+	if (err)
+		goto out;
+	msleep(ms);
+	err = pm->resume(d);
+out:
+	device_unlock(d);
+	return err;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(osim_sleep_fops, NULL, osim_sleep_set, "%llu\n");
 
 static int osim_stall_get(void *data, u64 *val)
 {
@@ -771,6 +809,8 @@ void osim_debugfs_dev_add(struct osim_dev *dev)
 	debugfs_create_file_unsafe("delay_share", 0600, dir, dev,
 				   &osim_share_fops);
 	debugfs_create_file_unsafe("stall_ms", 0600, dir, dev, &osim_stall_fops);
+	debugfs_create_file_unsafe("host_sleep", 0200, dir, dev,
+				   &osim_sleep_fops);
 	debugfs_create_file_unsafe("engine_cpu", 0600, dir, dev, &osim_cpu_fops);
 	debugfs_create_file_unsafe("link_mbps", 0600, dir, dev, &osim_mbps_fops);
 	osim_dbg_field(dir, "stalls", &dev->stalls, sizeof(dev->stalls));

@@ -218,6 +218,21 @@ static void octep_aux_remove(struct auxiliary_device *adev)
 	octep_core_remove(auxiliary_get_drvdata(adev));
 }
 
+/* System sleep: the block is not ours to power down, only our rings. */
+static int octep_aux_suspend(struct device *dev)
+{
+	octep_netdev_suspend(dev_get_drvdata(dev));
+	return 0;
+}
+
+static int octep_aux_resume(struct device *dev)
+{
+	return octep_netdev_resume(dev_get_drvdata(dev));
+}
+
+static DEFINE_SIMPLE_DEV_PM_OPS(octep_aux_pm_ops, octep_aux_suspend,
+				octep_aux_resume);
+
 static const struct auxiliary_device_id octep_aux_ids[] = {
 	{ .name = "octep_sim." OCTEP_SDP_AUX_NAME },
 	{ }
@@ -229,6 +244,9 @@ static struct auxiliary_driver octep_aux_driver = {
 	.probe = octep_aux_probe,
 	.remove = octep_aux_remove,
 	.id_table = octep_aux_ids,
+	.driver = {
+		.pm = pm_sleep_ptr(&octep_aux_pm_ops),
+	},
 };
 
 /* ------------------------------------------------ PCI: OCTEON SDP PF */
@@ -297,6 +315,8 @@ static int octep_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	for (q = 0; q < rings; q++)
 		p->sdp.ring_irq[q] = pci_irq_vector(pdev, non_ring + q);
 	/* The MAC comes from the firmware's mailbox: not done, random. */
+	/* What a slot reset restores (octep_pci_slot_reset()). */
+	pci_save_state(pdev);
 
 	oct = octep_core_probe(&pdev->dev, &p->sdp);
 	if (IS_ERR(oct)) {
@@ -316,6 +336,63 @@ static void octep_pci_remove(struct pci_dev *pdev)
 	pci_free_irq_vectors(pdev);
 }
 
+/* The same core suspend and resume as the auxiliary driver's. */
+static int octep_pci_suspend(struct device *dev)
+{
+	struct octep_pci *p = dev_get_drvdata(dev);
+
+	octep_netdev_suspend(p->oct);
+	return 0;
+}
+
+static int octep_pci_resume(struct device *dev)
+{
+	struct octep_pci *p = dev_get_drvdata(dev);
+
+	return octep_netdev_resume(p->oct);
+}
+
+static DEFINE_SIMPLE_DEV_PM_OPS(octep_pci_pm_ops, octep_pci_suspend,
+				octep_pci_resume);
+
+/*
+ * AER: the rings go as for a sleep (nothing touches the block meanwhile),
+ * and come back once the slot is reset. The flow table lives in the
+ * block's firmware, which a link reset does not clear.
+ */
+static pci_ers_result_t octep_pci_error_detected(struct pci_dev *pdev,
+						 pci_channel_state_t state)
+{
+	struct octep_pci *p = pci_get_drvdata(pdev);
+
+	octep_netdev_suspend(p->oct);
+	if (state == pci_channel_io_perm_failure)
+		return PCI_ERS_RESULT_DISCONNECT;
+	return PCI_ERS_RESULT_NEED_RESET;
+}
+
+static pci_ers_result_t octep_pci_slot_reset(struct pci_dev *pdev)
+{
+	pci_restore_state(pdev);
+	pci_save_state(pdev);
+	pci_set_master(pdev);
+	return PCI_ERS_RESULT_RECOVERED;
+}
+
+static void octep_pci_err_resume(struct pci_dev *pdev)
+{
+	struct octep_pci *p = pci_get_drvdata(pdev);
+
+	if (octep_netdev_resume(p->oct))
+		dev_err(&pdev->dev, "no rings after the error recovery\n");
+}
+
+static const struct pci_error_handlers octep_pci_err_handlers = {
+	.error_detected = octep_pci_error_detected,
+	.slot_reset = octep_pci_slot_reset,
+	.resume = octep_pci_err_resume,
+};
+
 /* CN9K SDP PFs, whose register layout include/linux/octep_sdp.h is. */
 static const struct pci_device_id octep_pci_ids[] = {
 	{ PCI_VDEVICE(CAVIUM, 0xb100), OCTEP_CN9K_NON_RING_VECS }, /* CN98 */
@@ -330,6 +407,8 @@ static struct pci_driver octep_pci_driver = {
 	.id_table = octep_pci_ids,
 	.probe = octep_pci_probe,
 	.remove = octep_pci_remove,
+	.driver.pm = pm_sleep_ptr(&octep_pci_pm_ops),
+	.err_handler = &octep_pci_err_handlers,
 };
 
 static int __init octep_init(void)

@@ -375,9 +375,10 @@ resume:
 	return err;
 }
 
-static int octep_open(struct net_device *netdev)
+/* ndo_open, and a resume of a device that was running. */
+static int octep_up(struct octep_dev *oct)
 {
-	struct octep_dev *oct = octep_from_netdev(netdev);
+	struct net_device *netdev = oct->netdev;
 	struct octep_ring_mem *mem;
 	int err;
 
@@ -399,14 +400,66 @@ static int octep_open(struct net_device *netdev)
 	return 0;
 }
 
-static int octep_stop(struct net_device *netdev)
+/* ndo_stop, and a suspend of a device that is running. */
+static void octep_down(struct octep_dev *oct)
 {
-	struct octep_dev *oct = octep_from_netdev(netdev);
-
-	netif_carrier_off(netdev);
+	netif_carrier_off(oct->netdev);
 	octep_tx_stop(oct);
 	octep_datapath_down(oct);
+}
+
+static int octep_open(struct net_device *netdev)
+{
+	return octep_up(octep_from_netdev(netdev));
+}
+
+static int octep_stop(struct net_device *netdev)
+{
+	octep_down(octep_from_netdev(netdev));
 	return 0;
+}
+
+/**
+ * octep_netdev_suspend() - free the datapath for a system sleep
+ * @oct: device
+ *
+ * The netdev is detached (no transmit, no ethtool or open until the
+ * resume) and, if it was running, its rings are freed as by ip link set
+ * down. Offloaded flows stay in the block, which does not sleep with us.
+ */
+void octep_netdev_suspend(struct octep_dev *oct)
+{
+	struct net_device *netdev = oct->netdev;
+
+	rtnl_lock();
+	netif_device_detach(netdev);
+	if (netif_running(netdev))
+		octep_down(oct);
+	rtnl_unlock();
+}
+
+/**
+ * octep_netdev_resume() - undo octep_netdev_suspend()
+ * @oct: device
+ *
+ * Return: 0, or the errno of bringing a running device's rings back; the
+ * netdev then stays detached.
+ */
+int octep_netdev_resume(struct octep_dev *oct)
+{
+	struct net_device *netdev = oct->netdev;
+	int err = 0;
+
+	rtnl_lock();
+	if (netif_running(netdev))
+		err = octep_up(oct);
+	if (!err)
+		netif_device_attach(netdev);
+	else
+		netdev_err(netdev, "cannot bring the rings back after a sleep: %d\n",
+			   err);
+	rtnl_unlock();
+	return err;
 }
 
 /* Unregistering, after the xfrm core's flush: octep_ipsec_netdev_uninit(). */

@@ -468,6 +468,8 @@ u64 octep_regs_oq_levels(u32 level, u32 time);
 /* netdev.c */
 int octep_netdev_create(struct octep_dev *oct);
 void octep_netdev_destroy(struct octep_dev *oct);
+void octep_netdev_suspend(struct octep_dev *oct);
+int octep_netdev_resume(struct octep_dev *oct);
 void octep_quiesce(struct octep_dev *oct);
 void octep_resume(struct octep_dev *oct);
 int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
