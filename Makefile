@@ -9,6 +9,7 @@
 #   make check-debug     the same selftests on the debug (KASAN, lockdep) kernel
 #   make check-matrix    the visit-rule tests under every setting of the
 #                        block's unknowns (masked x resend_pending)
+#   make check-soak      the soaks at full length on the debug kernel (~3 h)
 #   make check-fresh     setup and build from nothing in a new Debian 12 root
 #   make demo            one TCP stream host -> peer through a model device
 #   make model           the spin model check (spec/)
@@ -28,7 +29,7 @@ KBUILD_ARGS := -C $(KDIR) M=$(top) CONFIG_OCTEP_IPSEC=m CONFIG_OCTEP_SIM=m
 CHECKPATCH_FILES = $(shell cd $(top) && find drivers include -name '*.[ch]' \
 			! -name '*.mod.c' 2>/dev/null | sort)
 
-.PHONY: all modules clean distclean checkpatch check check-debug check-matrix check-fresh demo model compat help
+.PHONY: all modules clean distclean checkpatch check check-debug check-matrix check-soak check-fresh demo model compat help
 
 all: modules
 
@@ -59,6 +60,9 @@ check-debug:
 check-matrix:
 	$(top)/scripts/check --matrix
 
+check-soak:
+	$(top)/scripts/check --soak
+
 check-fresh:
 	$(top)/scripts/check-fresh
 
@@ -76,4 +80,4 @@ model:
 	fi
 
 help:
-	@sed -n '3,16p' $(top)/Makefile
+	@sed -n '3,17p' $(top)/Makefile

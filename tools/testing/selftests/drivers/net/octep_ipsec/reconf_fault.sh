@@ -26,13 +26,13 @@ require_cmd ip iperf3 ethtool python3
 
 FF=/sys/kernel/debug/fail_function
 [ -d "$FF" ] || ktap_skip_all "no $FF: a kernel with CONFIG_FAIL_FUNCTION (the debug kernel) is needed"
-: "${FAULT_SECS:=20}"
+: "${FAULT_SECS:=10}"
 RINGS=4
 
 ktap_plan 15
 
-# ff_set FUNC... : make FUNC... fail with -ENOMEM, PROB percent of calls,
-# TIMES times (-1: no limit), from the environment's FF_PROB, FF_TIMES.
+# ff_set FUNC... : make FUNC... fail with -ENOMEM, FF_PROB percent (100) of
+# every FF_INTERVAL-th call (1), FF_TIMES times (1; -1: no limit).
 ff_set()
 {
 	local f
@@ -45,7 +45,7 @@ ff_set()
 			printf '%#x' -12 >"$FF/$f/retval" || return 1
 	done
 	echo 0 >"$FF/verbose"
-	echo 1 >"$FF/interval"
+	echo "${FF_INTERVAL:-1}" >"$FF/interval"
 	echo "${FF_PROB:-100}" >"$FF/probability"
 	echo "${FF_TIMES:-1}" >"$FF/times"
 }
@@ -133,11 +133,12 @@ refused "-L $RINGS, growing, fails" octep_oq_mem_alloc \
 	ethtool -L "$HOST_IF" combined "$RINGS"
 check "-L $RINGS without a fault is applied" ethtool -L "$HOST_IF" combined "$RINGS"
 
-# The loop: allocations fail at random (5% of calls, 8 calls a change at
-# four ring pairs) while reconf_loop.py changes -L and -G; a refused change
-# is an error for it, so it is run again from where it stopped.
+# The loop: every 11th allocation fails (a change makes 2 a ring pair, so
+# some changes fail, each at another ring, and some go through) while
+# reconf_loop.py changes -L and -G; a refused change is an error for it,
+# so it is run again from where it stopped.
 n0=$(stat "$HOST_IF" reconf_refused)
-FF_PROB=5 FF_TIMES=-1 ff_set octep_oq_mem_alloc octep_iq_mem_alloc
+FF_INTERVAL=11 FF_TIMES=-1 ff_set octep_oq_mem_alloc octep_iq_mem_alloc
 end=$((SECONDS + FAULT_SECS))
 applied=0
 other=""

@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Soak (issue 17): UNLOAD_CYCLES (default 2; `make check-soak` 100) removals of
+# octep_ipsec under traffic with offloaded associations, crypto and packet
+# offload in turn. Each cycle: the driver loaded on the model's device,
+# transport-mode states (and, for packet offload, policies) offloaded both
+# ways, a TCP stream each way through them, then rmmod while they run.
+#
+# Asserted, over all cycles: the block carried ESP in each before the
+# removal; every removal finished within REMOVE_MAX (10) seconds; no
+# offloaded state or policy was left; no splat and, in the debug tier, no
+# leak (its kmemleak scan after the test). Prints the cycles and the
+# longest removal.
+
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/ipsec_lib.inc"
+require_cmd ip iperf3 ethtool python3
+
+: "${UNLOAD_CYCLES:=2}"
+REMOVE_MAX=10
+REMOVE_GIVE_UP=40
+
+ktap_plan 8
+
+ipsec_prepare
+check "modules load" octep_load || ktap_finish
+check "device 0 with 2 rings" octep_new 0 2 || ktap_finish
+check "peer namespace behind the wire" peer_setup || ktap_finish
+
+TMPD=$(mktemp -d)
+on_exit "rm -rf $TMPD"
+on_exit "pkill -x iperf3; in_peer pkill -x iperf3"
+
+# attach: the driver loaded (again) on device 0, the host's address on
+# its netdev, the peer answering.
+attach()
+{
+	local d=/sys/bus/octep_sim/devices/octep_sim0/octep_sim.sdp.0/net
+
+	lsmod | grep -q '^octep_ipsec ' || lib_insmod octep_ipsec || return 1
+	wait_for "$OCTEP_WAIT" lib_one_netdev "$d" || return 1
+	HOST_IF=$(lib_one_netdev "$d")
+	# The removal took the offloaded states, not the policies.
+	ipsec_flush
+	ip addr add "$HOST_IP4/24" dev "$HOST_IF" 2>/dev/null
+	ip link set "$HOST_IF" up &&
+	wait_for "$OCTEP_WAIT" ping -c 1 -W 1 "$PEER_IP4"
+}
+
+flows_start()
+{
+	iperf3 -s -D --logfile /dev/null
+	in_peer iperf3 -s -D --logfile /dev/null
+	wait_for 10 sh -c "ss -ltn | grep -q ':5201 '"
+	wait_for 10 in_peer sh -c "ss -ltn | grep -q ':5201 '"
+	iperf3 -c "$PEER_IP4" -t 600 --connect-timeout 10000 >/dev/null 2>&1 &
+	in_peer iperf3 -c "$HOST_IP4" -t 600 --connect-timeout 10000 \
+		>/dev/null 2>&1 &
+}
+
+flows_stop()
+{
+	pkill -x iperf3
+	in_peer pkill -x iperf3
+	wait 2>/dev/null
+}
+
+cycles=0 carried=0 quick=0 clean=0 attached=0 longest=0 why=""
+for ((i = 0; i < UNLOAD_CYCLES; i++)); do
+	mode=crypto
+	[ $((i % 2)) = 1 ] && mode=packet
+	attach || { why="cycle $i: the driver did not come back"; break; }
+	attached=$((attached + 1))
+	ipsec_case transport 4
+	ipsec_install transport "$mode" 2 >/dev/null
+	tx0=$(stat "$HOST_IF" ipsec_tx_packets)
+	rx0=$(stat "$HOST_IF" ipsec_rx_packets)
+	flows_start
+	sleep 3
+	tx=$(($(stat "$HOST_IF" ipsec_tx_packets) - tx0))
+	rx=$(($(stat "$HOST_IF" ipsec_rx_packets) - rx0))
+	if ipsec_both_offloaded && [ "$tx" -gt 0 ] && [ "$rx" -gt 0 ]; then
+		carried=$((carried + 1))
+	else
+		why="$why; cycle $i ($mode): block tx +$tx rx +$rx"
+	fi
+	t0=$EPOCHREALTIME
+	rmmod octep_ipsec &
+	pid=$!
+	wait_for "$REMOVE_GIVE_UP" sh -c "! kill -0 $pid" || flows_stop
+	wait "$pid"
+	dt=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+	awk -v d="$dt" -v m="$longest" 'BEGIN { exit !(d > m) }' && longest=$dt
+	if awk -v d="$dt" -v m="$REMOVE_MAX" 'BEGIN { exit !(d < m) }'; then
+		quick=$((quick + 1))
+	else
+		why="$why; cycle $i ($mode): removal took $dt s"
+	fi
+	flows_stop
+	if ! ip xfrm state | grep -q "offload parameters" &&
+	   ! ip xfrm policy | grep -q "offload parameters"; then
+		clean=$((clean + 1))
+	else
+		why="$why; cycle $i ($mode): offloaded state or policy left"
+	fi
+	cycles=$((cycles + 1))
+done
+ktap_diag "$cycles cycles (crypto and packet in turn), longest removal $longest s${why:+: $why}"
+[ "$cycles" = "$UNLOAD_CYCLES" ] && [ "$attached" = "$cycles" ] &&
+	ktap_ok "$cycles of $UNLOAD_CYCLES cycles ran" ||
+	ktap_fail "$UNLOAD_CYCLES cycles ran" "$why"
+[ "$carried" = "$cycles" ] && ktap_ok "the block carried ESP both ways in each" ||
+	ktap_fail "the block carried ESP both ways in each" "$why"
+[ "$quick" = "$cycles" ] && ktap_ok "every removal under traffic within $REMOVE_MAX s (longest $longest s)" ||
+	ktap_fail "every removal under traffic within $REMOVE_MAX s" "$why"
+[ "$clean" = "$cycles" ] && ktap_ok "no offloaded state or policy left after any" ||
+	ktap_fail "no offloaded state or policy left after any" "$why"
+ipsec_flush
+kernel_log_clean "no kernel warnings"
+ktap_finish
