@@ -503,6 +503,46 @@ ynl_dump()
 		--dump "$1" --json "$2"
 }
 
+# ---------------------------------------------------------------- streams
+
+STREAMS=
+
+# streams_start: a TCP stream each way between the host and the peer
+# (iperf3 servers on both sides), running until streams_stop; sets
+# STREAMS, the two clients' pids.
+streams_start()
+{
+	iperf3 -s -D --logfile /dev/null
+	in_peer iperf3 -s -D --logfile /dev/null
+	wait_for 10 sh -c "ss -ltn | grep -q ':5201 '" &&
+	wait_for 10 in_peer sh -c "ss -ltn | grep -q ':5201 '" || return 1
+	iperf3 -c "$PEER_IP4" -t 3600 --connect-timeout 10000 >/dev/null 2>&1 &
+	STREAMS=$!
+	in_peer iperf3 -c "$HOST_IP4" -t 3600 --connect-timeout 10000 \
+		>/dev/null 2>&1 &
+	STREAMS="$STREAMS $!"
+}
+
+# streams_alive: both clients of streams_start still run.
+streams_alive()
+{
+	local p
+
+	for p in $STREAMS; do
+		kill -0 "$p" 2>/dev/null || return 1
+	done
+}
+
+# streams_stop: end the clients and the servers.
+streams_stop()
+{
+	pkill -x iperf3
+	in_peer pkill -x iperf3
+	# shellcheck disable=SC2086 # two pids
+	wait $STREAMS 2>/dev/null
+	STREAMS=
+}
+
 # ---------------------------------------------------------------- CPUs
 
 # split_cpus: the model's engine and the rings' interrupts on CPU 1, the

@@ -36,7 +36,7 @@ check "modules load" octep_load || ktap_finish
 check "device 0 with 1 ring" octep_new 0 1 || ktap_finish
 check "peer namespace behind the wire" peer_setup || ktap_finish
 
-on_exit "pkill -x iperf3; in_peer pkill -x iperf3"
+on_exit streams_stop
 
 pong() { ping -q -c 1 -W 1 "$PEER_IP4" >/dev/null 2>&1; }
 
@@ -46,16 +46,7 @@ recovered()
 	wait_for 20 pong || failed="$failed $1(round $r)"
 }
 
-iperf3 -s -D --logfile /dev/null
-in_peer iperf3 -s -D --logfile /dev/null
-wait_for 10 sh -c "ss -ltn | grep -q ':5201 '"
-wait_for 10 in_peer sh -c "ss -ltn | grep -q ':5201 '"
-# Longer than any run: stopped once the faults are done and judged.
-iperf3 -c "$PEER_IP4" -t 3600 --connect-timeout 10000 >/dev/null 2>&1 &
-up=$!
-in_peer iperf3 -c "$HOST_IP4" -t 3600 --connect-timeout 10000 \
-	>/dev/null 2>&1 &
-down=$!
+streams_start
 sleep 2
 
 resc0=$(stat "$HOST_IF" rxwd_rescues)
@@ -130,16 +121,14 @@ a=$(stat "$HOST_IF" tx_packets) b=$(stat "$HOST_IF" rx_packets)
 sleep 3
 a=$(($(stat "$HOST_IF" tx_packets) - a))
 b=$(($(stat "$HOST_IF" rx_packets) - b))
-if kill -0 "$up" 2>/dev/null && kill -0 "$down" 2>/dev/null &&
+if streams_alive &&
    [ "$a" -gt 10 ] && [ "$b" -gt 10 ]; then
 	ktap_ok "both streams lived through it (in 3 s after: tx +$a, rx +$b)"
 else
 	ktap_fail "both streams lived through it" \
-		"clients alive: $(kill -0 "$up" 2>/dev/null && echo up) $(kill -0 "$down" 2>/dev/null && echo down); in 3 s tx +$a rx +$b"
+		"clients alive: $(streams_alive && echo both || echo not both); in 3 s tx +$a rx +$b"
 fi
-pkill -x iperf3
-in_peer pkill -x iperf3
-wait "$up" "$down" 2>/dev/null
+streams_stop
 ktap_diag "tx_timeouts $(stat "$HOST_IF" tx_timeouts), rx_stall_reports $(stat "$HOST_IF" rx_stall_reports), rx_drops $(stat "$HOST_IF" rx_drops), tx_drops $(stat "$HOST_IF" tx_drops)"
 check "ping after" ping -q -c 3 -W 2 "$PEER_IP4"
 kernel_log_clean "no kernel warnings"

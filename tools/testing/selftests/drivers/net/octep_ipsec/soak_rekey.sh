@@ -25,16 +25,9 @@ ipsec_prepare
 check "modules load" octep_load || ktap_finish
 check "device 0 with 2 rings" octep_new 0 2 || ktap_finish
 check "peer namespace behind the wire" peer_setup || ktap_finish
-ipsec_case transport 4
-out=$(ipsec_install transport crypto 2)
-if ipsec_both_offloaded; then
-	ktap_ok "crypto offload of both directions"
-else
-	ktap_fail "crypto offload of both directions" "$out"
-	ktap_finish
-fi
+ipsec_crypto_pair transport 4
 
-on_exit "pkill -x iperf3; in_peer pkill -x iperf3"
+on_exit streams_stop
 
 # sa SIDE SRC DST SPI [OFFLOAD DIR]: one transport-mode state on SIDE
 # (host or peer), offloaded to the host's device in DIR when asked.
@@ -65,16 +58,7 @@ rekey()
 	in_peer ip xfrm state delete src "$O_H" dst "$O_P" proto esp spi "$1"
 }
 
-iperf3 -s -D --logfile /dev/null
-in_peer iperf3 -s -D --logfile /dev/null
-wait_for 10 sh -c "ss -ltn | grep -q ':5201 '"
-wait_for 10 in_peer sh -c "ss -ltn | grep -q ':5201 '"
-# Longer than any run: stopped once the rekeys are done and judged.
-iperf3 -c "$PEER_IP4" -t 3600 --connect-timeout 10000 >/dev/null 2>&1 &
-up=$!
-in_peer iperf3 -c "$HOST_IP4" -t 3600 --connect-timeout 10000 \
-	>/dev/null 2>&1 &
-down=$!
+streams_start
 sleep 3
 
 tx0=$(stat "$HOST_IF" ipsec_tx_packets)
@@ -101,19 +85,17 @@ sleep 3
 a=$(($(stat "$HOST_IF" ipsec_tx_packets) - a))
 b=$(($(stat "$HOST_IF" ipsec_rx_packets) - b))
 ktap_diag "block ESP during the rekeys: tx +$tx rx +$rx; in 3 s after: tx +$a rx +$b"
-if kill -0 "$up" 2>/dev/null && kill -0 "$down" 2>/dev/null &&
+if streams_alive &&
    [ "$a" -gt 0 ] && [ "$b" -gt 0 ]; then
 	ktap_ok "both streams lived through the rekeys, still flowing after"
 else
 	ktap_fail "both streams lived through the rekeys" \
-		"clients alive: $(kill -0 "$up" 2>/dev/null && echo up) $(kill -0 "$down" 2>/dev/null && echo down); ESP in 3 s tx +$a rx +$b"
+		"clients alive: $(streams_alive && echo both || echo not both); ESP in 3 s tx +$a rx +$b"
 fi
 [ "$tx" -gt 0 ] && [ "$rx" -gt 0 ] &&
 	ktap_ok "the block carried them both ways during the rekeys" ||
 	ktap_fail "the block carried them both ways during the rekeys" "tx +$tx rx +$rx"
-pkill -x iperf3
-in_peer pkill -x iperf3
-wait "$up" "$down" 2>/dev/null
+streams_stop
 if wait_for 10 grep -q "in 1 out 1" "$SIM_DBG/ipsec/flows"; then
 	ktap_ok "the block holds the one pair left ($(sim_read ipsec/flows))"
 else

@@ -28,9 +28,7 @@ check "modules load" octep_load || ktap_finish
 check "device 0 with 2 rings" octep_new 0 2 || ktap_finish
 check "peer namespace behind the wire" peer_setup || ktap_finish
 
-TMPD=$(mktemp -d)
-on_exit "rm -rf $TMPD"
-on_exit "pkill -x iperf3; in_peer pkill -x iperf3"
+on_exit streams_stop
 
 # attach: the driver loaded (again) on device 0, the host's address on
 # its netdev, the peer answering.
@@ -48,24 +46,6 @@ attach()
 	wait_for "$OCTEP_WAIT" ping -c 1 -W 1 "$PEER_IP4"
 }
 
-flows_start()
-{
-	iperf3 -s -D --logfile /dev/null
-	in_peer iperf3 -s -D --logfile /dev/null
-	wait_for 10 sh -c "ss -ltn | grep -q ':5201 '"
-	wait_for 10 in_peer sh -c "ss -ltn | grep -q ':5201 '"
-	iperf3 -c "$PEER_IP4" -t 600 --connect-timeout 10000 >/dev/null 2>&1 &
-	in_peer iperf3 -c "$HOST_IP4" -t 600 --connect-timeout 10000 \
-		>/dev/null 2>&1 &
-}
-
-flows_stop()
-{
-	pkill -x iperf3
-	in_peer pkill -x iperf3
-	wait 2>/dev/null
-}
-
 cycles=0 carried=0 quick=0 clean=0 attached=0 longest=0 why=""
 for ((i = 0; i < UNLOAD_CYCLES; i++)); do
 	mode=crypto
@@ -76,7 +56,7 @@ for ((i = 0; i < UNLOAD_CYCLES; i++)); do
 	ipsec_install transport "$mode" 2 >/dev/null
 	tx0=$(stat "$HOST_IF" ipsec_tx_packets)
 	rx0=$(stat "$HOST_IF" ipsec_rx_packets)
-	flows_start
+	streams_start
 	sleep 3
 	tx=$(($(stat "$HOST_IF" ipsec_tx_packets) - tx0))
 	rx=$(($(stat "$HOST_IF" ipsec_rx_packets) - rx0))
@@ -88,7 +68,7 @@ for ((i = 0; i < UNLOAD_CYCLES; i++)); do
 	t0=$EPOCHREALTIME
 	rmmod octep_ipsec &
 	pid=$!
-	wait_for "$REMOVE_GIVE_UP" sh -c "! kill -0 $pid" || flows_stop
+	wait_for "$REMOVE_GIVE_UP" sh -c "! kill -0 $pid" || streams_stop
 	wait "$pid"
 	dt=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 	awk -v d="$dt" -v m="$longest" 'BEGIN { exit !(d > m) }' && longest=$dt
@@ -97,7 +77,7 @@ for ((i = 0; i < UNLOAD_CYCLES; i++)); do
 	else
 		why="$why; cycle $i ($mode): removal took $dt s"
 	fi
-	flows_stop
+	streams_stop
 	if ! ip xfrm state | grep -q "offload parameters" &&
 	   ! ip xfrm policy | grep -q "offload parameters"; then
 		clean=$((clean + 1))
