@@ -11,6 +11,8 @@
  * mailbox are not done (see the .rst).
  */
 #include <linux/auxiliary_bus.h>
+#include <linux/debugfs.h>
+#include <linux/fault-inject.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -411,16 +413,75 @@ static struct pci_driver octep_pci_driver = {
 	.err_handler = &octep_pci_err_handlers,
 };
 
+#ifdef CONFIG_FAULT_INJECTION
+/*
+ * Allocation failures on demand, for the reconfiguration tests: the ring
+ * memory a change prepares, and the receive refill. The kernel's
+ * fail_function would do, but its kprobe runs should_fail() in int3
+ * context, where lockdep (6.12) reports the entropy pool's lock; these
+ * run in the caller's own context.
+ */
+static DECLARE_FAULT_ATTR(octep_fail_ring_alloc_attr);
+static DECLARE_FAULT_ATTR(octep_fail_refill_attr);
+static struct dentry *octep_dbg;
+
+/**
+ * octep_fail_ring_alloc() - fail this ring memory allocation?
+ *
+ * Return: true when debugfs octep_ipsec/fail_ring_alloc says so.
+ */
+bool octep_fail_ring_alloc(void)
+{
+	return should_fail(&octep_fail_ring_alloc_attr, 1);
+}
+
+/**
+ * octep_fail_refill() - fail this receive buffer allocation?
+ *
+ * Return: true when debugfs octep_ipsec/fail_refill says so.
+ */
+bool octep_fail_refill(void)
+{
+	return should_fail(&octep_fail_refill_attr, 1);
+}
+
+static void octep_fault_init(void)
+{
+	if (!IS_ENABLED(CONFIG_FAULT_INJECTION_DEBUG_FS))
+		return;
+	octep_dbg = debugfs_create_dir(OCTEP_DRV_NAME, NULL);
+	fault_create_debugfs_attr("fail_ring_alloc", octep_dbg,
+				  &octep_fail_ring_alloc_attr);
+	fault_create_debugfs_attr("fail_refill", octep_dbg,
+				  &octep_fail_refill_attr);
+}
+
+static void octep_fault_exit(void)
+{
+	debugfs_remove_recursive(octep_dbg);
+}
+#else
+static void octep_fault_init(void) { }
+static void octep_fault_exit(void) { }
+#endif
+
 static int __init octep_init(void)
 {
 	int err;
 
+	octep_fault_init();
 	err = auxiliary_driver_register(&octep_aux_driver);
 	if (err)
-		return err;
+		goto err_fault;
 	err = pci_register_driver(&octep_pci_driver);
 	if (err)
-		auxiliary_driver_unregister(&octep_aux_driver);
+		goto err_aux;
+	return 0;
+
+err_aux:
+	auxiliary_driver_unregister(&octep_aux_driver);
+err_fault:
+	octep_fault_exit();
 	return err;
 }
 module_init(octep_init);
@@ -429,6 +490,7 @@ static void __exit octep_exit(void)
 {
 	pci_unregister_driver(&octep_pci_driver);
 	auxiliary_driver_unregister(&octep_aux_driver);
+	octep_fault_exit();
 }
 module_exit(octep_exit);
 

@@ -476,6 +476,15 @@ int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
 		      u32 rx_size, u32 tx_size);
 bool octep_qv_schedule(struct octep_qvec *qv);
 
+/* main.c: fault injection (debugfs octep_ipsec/fail_*), for the tests */
+#ifdef CONFIG_FAULT_INJECTION
+bool octep_fail_ring_alloc(void);
+bool octep_fail_refill(void);
+#else
+static inline bool octep_fail_ring_alloc(void) { return false; }
+static inline bool octep_fail_refill(void) { return false; }
+#endif
+
 /* rx.c */
 int octep_oq_mem_alloc(struct octep_qvec *qv, struct octep_ring_mem *m,
 		       u32 size);

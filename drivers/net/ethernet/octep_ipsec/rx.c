@@ -61,7 +61,6 @@
  */
 #include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
-#include <linux/error-injection.h>
 #include <linux/etherdevice.h>
 #include <net/page_pool/helpers.h>
 
@@ -125,7 +124,8 @@ u32 octep_oq_refill(struct octep_oq *oq)
 		dma_addr_t dma;
 		u32 i = oq->fill;
 
-		page = page_pool_dev_alloc_pages(oq->pp);
+		page = octep_fail_refill() ? NULL :
+		       page_pool_dev_alloc_pages(oq->pp);
 		if (unlikely(!page)) {
 			failed = 1;
 			set_bit(OCTEP_OQ_REFILL, &oq->flags);
@@ -578,7 +578,7 @@ bool octep_pass_watchdog_ring(struct octep_qvec *qv)
  * Nothing is posted and the ring's state is untouched: the ring pair may
  * still be carrying traffic on its old ring (octep_rings_prepare()).
  *
- * Open to error injection: the reconfiguration selftests make it fail.
+ * Fails on demand under fault injection (octep_fail_ring_alloc()).
  *
  * Return: 0 or -ENOMEM; on failure @m holds what was allocated, for
  * octep_oq_mem_free().
@@ -608,6 +608,8 @@ int octep_oq_mem_alloc(struct octep_qvec *qv, struct octep_ring_mem *m,
 	 */
 	if (octep_service == OCTEP_SERVICE_VISIT)
 		pp.napi = &qv->napi;
+	if (octep_fail_ring_alloc())
+		return -ENOMEM;
 	m->oq_size = size;
 	m->desc = dma_alloc_coherent(dd, size * sizeof(*m->desc), &m->desc_dma,
 				     GFP_KERNEL);
@@ -622,7 +624,6 @@ int octep_oq_mem_alloc(struct octep_qvec *qv, struct octep_ring_mem *m,
 	m->pp = pool;
 	return 0;
 }
-ALLOW_ERROR_INJECTION(octep_oq_mem_alloc, ERRNO);
 
 /**
  * octep_oq_mem_free() - free output ring memory no ring uses

@@ -16,7 +16,6 @@
  */
 #include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
-#include <linux/error-injection.h>
 #include <linux/etherdevice.h>
 #include <net/netdev_queues.h>
 #include <net/xfrm.h>
@@ -353,7 +352,7 @@ bool octep_iq_reap(struct octep_iq *iq, int budget)
  * @m: where to put it; what is there is NULL
  * @size: instructions
  *
- * Open to error injection: the reconfiguration selftests make it fail.
+ * Fails on demand under fault injection (octep_fail_ring_alloc()).
  *
  * Return: 0 or -ENOMEM; on failure @m holds what was allocated, for
  * octep_iq_mem_free().
@@ -363,6 +362,8 @@ int octep_iq_mem_alloc(struct octep_dev *oct, struct octep_ring_mem *m,
 {
 	struct device *dd = oct->sdp->dma_dev;
 
+	if (octep_fail_ring_alloc())
+		return -ENOMEM;
 	m->iq_size = size;
 	m->instr = dma_alloc_coherent(dd, size * sizeof(*m->instr),
 				      &m->instr_dma, GFP_KERNEL);
@@ -377,7 +378,6 @@ int octep_iq_mem_alloc(struct octep_dev *oct, struct octep_ring_mem *m,
 		return -ENOMEM;
 	return 0;
 }
-ALLOW_ERROR_INJECTION(octep_iq_mem_alloc, ERRNO);
 
 /**
  * octep_iq_mem_free() - free input ring memory no ring uses

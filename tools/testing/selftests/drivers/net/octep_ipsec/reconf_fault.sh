@@ -6,11 +6,13 @@
 # allocation refuses the change and the old rings carry on; before, the old
 # rings were freed first and a failure left an up but dead device.
 #
-# The failures come from the kernel's fail_function: on the driver's two
-# ring allocators (octep_oq_mem_alloc, octep_iq_mem_alloc, marked
-# ALLOW_ERROR_INJECTION) and on page_pool_alloc_pages for the refill. Only
-# a kernel with CONFIG_FAIL_FUNCTION has it: the debug kernel (this test is
-# in the debug tier); on Debian's kernel the whole test is skipped.
+# The failures come from the driver's fault attributes in debugfs
+# (octep_ipsec/fail_ring_alloc: the ring memory a change prepares, two
+# allocations a ring pair, output ring first; fail_refill: the receive
+# buffers). Only a kernel with CONFIG_FAULT_INJECTION_DEBUG_FS has them:
+# the debug kernel (this test is in the debug tier); on Debian's kernel
+# the whole test is skipped. (The kernel's fail_function would reach the
+# same places, but under lockdep its kprobe's random draw is a report.)
 #
 # Asserted, under a TCP stream each way through the device: a failed -L or
 # -G is refused with ENOMEM, counted in reconf_refused, and leaves the
@@ -18,43 +20,43 @@
 # pair's output ring was prepared frees it (kmemleak, after the test, in the
 # debug tier); a loop of changes with allocations failing at random ends on
 # a working device, every change either applied or refused whole; refill
-# failures are counted (alloc_fail, qstats rx-alloc-fail) and the rings
-# fill again once they stop. Prints the loop's counts.
+# failures are counted (alloc_fail) and the rings fill again once they
+# stop. Prints the loop's counts.
 
 source "$(dirname "$0")/lib.sh"
 require_cmd ip iperf3 ethtool python3
 
-FF=/sys/kernel/debug/fail_function
-[ -d "$FF" ] || ktap_skip_all "no $FF: a kernel with CONFIG_FAIL_FUNCTION (the debug kernel) is needed"
+FF=/sys/kernel/debug/octep_ipsec
 : "${FAULT_SECS:=10}"
 RINGS=4
 
-ktap_plan 15
+# The attributes come with the driver: load it before deciding.
+if ! octep_load >/dev/null 2>&1; then
+	ktap_plan 1
+	ktap_fail "modules load"
+	ktap_finish
+fi
+[ -d "$FF/fail_ring_alloc" ] ||
+	ktap_skip_all "no $FF: the kernel lacks CONFIG_FAULT_INJECTION_DEBUG_FS"
 
-# ff_set FUNC... : make FUNC... fail with -ENOMEM, FF_PROB percent (100) of
-# every FF_INTERVAL-th call (1), FF_TIMES times (1; -1: no limit).
+ktap_plan 14
+
+# ff_set WHAT: make fail_WHAT fail FF_PROB percent (100) of every
+# FF_INTERVAL-th call (1), FF_TIMES times (1; -1: no limit), quietly.
 ff_set()
 {
-	local f
+	local a=$FF/fail_$1
 
-	echo >"$FF/inject"
-	for f in "$@"; do
-		echo "$f" >"$FF/inject" || return 1
-		# page_pool_alloc_pages returns NULL: its retval stays 0.
-		[ "$f" = page_pool_alloc_pages ] ||
-			printf '%#x' -12 >"$FF/$f/retval" || return 1
-	done
-	echo 0 >"$FF/verbose"
-	echo "${FF_INTERVAL:-1}" >"$FF/interval"
-	echo "${FF_PROB:-100}" >"$FF/probability"
-	echo "${FF_TIMES:-1}" >"$FF/times"
+	echo 0 >"$a/verbose"
+	echo "${FF_INTERVAL:-1}" >"$a/interval"
+	echo "${FF_PROB:-100}" >"$a/probability"
+	echo "${FF_TIMES:-1}" >"$a/times"
 }
 
 ff_off()
 {
-	echo 0 >"$FF/probability"
-	echo 0 >"$FF/times"
-	echo >"$FF/inject"
+	echo 0 >"$FF/fail_$1/probability"
+	echo 0 >"$FF/fail_$1/times"
 }
 
 # pings: three pings to the peer, none lost.
@@ -74,21 +76,22 @@ sizes()
 	ethtool -g "$HOST_IF" | awk '/^Current/ { c = 1 } c && /^RX:/ { r = $2 } c && /^TX:/ { print r, $2; exit }'
 }
 
-# refused DESC FUNC CMD...: CMD, run with FUNC failing once, must fail with
+# refused DESC CMD...: CMD, run with the ring allocation failing once (the
+# FF_INTERVAL-th of CMD's allocations), must fail with
 # "Cannot allocate memory", count one reconf_refused, and leave the
 # channels and sizes as they were and the device carrying pings.
 refused()
 {
-	local desc=$1 f=$2 n0 c0 s0 out rc
+	local desc=$1 n0 c0 s0 out rc
 
-	shift 2
+	shift
 	n0=$(stat "$HOST_IF" reconf_refused)
 	c0=$(channels)
 	s0=$(sizes)
-	ff_set "$f"
+	ff_set ring_alloc
 	out=$("$@" 2>&1)
 	rc=$?
-	ff_off
+	ff_off ring_alloc
 	if [ "$rc" -ne 0 ] && [[ $out == *"Cannot allocate memory"* ]] &&
 	   [ "$(stat "$HOST_IF" reconf_refused)" = $((n0 + 1)) ] &&
 	   [ "$(channels)" = "$c0" ] && [ "$(sizes)" = "$s0" ] &&
@@ -100,36 +103,23 @@ refused()
 	fi
 }
 
-check "modules load" octep_load || ktap_finish
 check "device 0 with $RINGS rings" octep_new 0 "$RINGS" || ktap_finish
 check "peer namespace behind the wire" peer_setup || ktap_finish
 
-TMPD=$(mktemp -d)
-on_exit "rm -rf $TMPD"
-on_exit "pkill -x iperf3; in_peer pkill -x iperf3"
-on_exit "[ -d $FF ] && { echo 0 >$FF/probability; echo >$FF/inject; }"
-iperf3 -s -D --logfile /dev/null
-in_peer iperf3 -s -D --logfile /dev/null
-wait_for 10 sh -c "ss -ltn | grep -q ':5201 '"
-wait_for 10 in_peer sh -c "ss -ltn | grep -q ':5201 '"
-secs=$((FAULT_SECS + 40))
-timeout $((secs + 60)) iperf3 -c "$PEER_IP4" -t "$secs" -J \
-	--connect-timeout 10000 >"$TMPD/up.json" 2>&1 &
-up=$!
-in_peer timeout $((secs + 60)) iperf3 -c "$HOST_IP4" -t "$secs" -J \
-	--connect-timeout 10000 >"$TMPD/down.json" 2>&1 &
-down=$!
+on_exit streams_stop
+on_exit "ff_off ring_alloc; ff_off refill"
+streams_start
 sleep 2
 
-refused "-L 2, the output ring allocation fails" octep_oq_mem_alloc \
+refused "-L 2, the output ring allocation fails" \
 	ethtool -L "$HOST_IF" combined 2
 # Ring pair 0's output ring is prepared when its input ring fails: the
 # unwind frees it (a leak would be kmemleak's report after the test).
-refused "-G, the input ring allocation fails" octep_iq_mem_alloc \
+FF_INTERVAL=2 refused "-G, the input ring allocation fails" \
 	ethtool -G "$HOST_IF" rx 512 tx 512
 check "-L 2 without a fault is applied" ethtool -L "$HOST_IF" combined 2
 check "and carries pings" pings
-refused "-L $RINGS, growing, fails" octep_oq_mem_alloc \
+refused "-L $RINGS, growing, fails" \
 	ethtool -L "$HOST_IF" combined "$RINGS"
 check "-L $RINGS without a fault is applied" ethtool -L "$HOST_IF" combined "$RINGS"
 
@@ -138,7 +128,7 @@ check "-L $RINGS without a fault is applied" ethtool -L "$HOST_IF" combined "$RI
 # reconf_loop.py changes -L and -G; a refused change is an error for it,
 # so it is run again from where it stopped.
 n0=$(stat "$HOST_IF" reconf_refused)
-FF_INTERVAL=11 FF_TIMES=-1 ff_set octep_oq_mem_alloc octep_iq_mem_alloc
+FF_INTERVAL=11 FF_TIMES=-1 ff_set ring_alloc
 end=$((SECONDS + FAULT_SECS))
 applied=0
 other=""
@@ -151,7 +141,7 @@ while [ "$SECONDS" -lt "$end" ]; do
 	*"("*) other="$out"; break ;;
 	esac
 done
-ff_off
+ff_off ring_alloc
 refused_n=$(( $(stat "$HOST_IF" reconf_refused) - n0 ))
 ktap_diag "fault loop: $applied changes applied, $refused_n refused (ENOMEM) in $FAULT_SECS s"
 if [ -z "$other" ] && [ "$applied" -gt 0 ] && [ "$refused_n" -gt 0 ]; then
@@ -172,9 +162,9 @@ fi
 # Refill: half the page pool's allocations fail for 3 s under the streams.
 a0=$(stat "$HOST_IF" rx_alloc_fail)
 r0=$(stat "$HOST_IF" rx_packets)
-FF_PROB=50 FF_TIMES=-1 ff_set page_pool_alloc_pages
+FF_PROB=50 FF_TIMES=-1 ff_set refill
 sleep 3
-ff_off
+ff_off refill
 a1=$(stat "$HOST_IF" rx_alloc_fail)
 if [ $((a1 - a0)) -gt 0 ]; then
 	ktap_ok "refill failures counted (rx_alloc_fail +$((a1 - a0)))"
@@ -183,13 +173,17 @@ else
 fi
 check "the rings fill again: pings after" pings
 
-wait "$up" "$down"
-u=$(iperf_rate <"$TMPD/up.json")
-d=$(iperf_rate <"$TMPD/down.json")
-if [ "$u" -gt 0 ] && [ "$d" -gt 0 ]; then
-	ktap_ok "both streams lived through it ($u and $d Mbit/s)"
+# Still flowing after it all: both clients alive, frames both ways.
+a=$(stat "$HOST_IF" tx_packets) b=$(stat "$HOST_IF" rx_packets)
+sleep 3
+a=$(($(stat "$HOST_IF" tx_packets) - a))
+b=$(($(stat "$HOST_IF" rx_packets) - b))
+if streams_alive && [ "$a" -gt 10 ] && [ "$b" -gt 10 ]; then
+	ktap_ok "both streams lived through it (in 3 s after: tx +$a, rx +$b)"
 else
-	ktap_fail "both streams lived through it" "up $u, down $d Mbit/s"
+	ktap_fail "both streams lived through it" \
+		"clients alive: $(streams_alive && echo both || echo not both); in 3 s tx +$a rx +$b"
 fi
+streams_stop
 kernel_log_clean "no kernel warnings"
 ktap_finish
