@@ -146,8 +146,9 @@ tx1=$(stat "$HOST_IF" ipsec_tx_packets) rx1=$(stat "$HOST_IF" ipsec_rx_packets)
 #   ip xfrm state; the next rekey waits for it);
 # - no packet was lost to the change of association: none of the XFRM error
 #   counters (/proc/net/xfrm_stat: no state, replay/sequence, ICV/protocol,
-#   invalid or mismatched state, policy block, ...) moved on either end, and
-#   none of the driver's IPsec drop counters moved;
+#   invalid or mismatched state, policy block, ...) moved on either end
+#   (but the peer's XfrmOutStateInvalid, a race in its own kernel: see
+#   below), and none of the driver's IPsec drop counters moved;
 # - the upload never stalled: it completed, and no full 1 s interval the
 #   receiver counted was empty or below 1/IVAL_DIV of the median interval,
 #   unless the guest itself stood still then: a sampler notes every time
@@ -272,6 +273,14 @@ in_peer pkill -x iperf3 2>/dev/null
 		"$rekeyed done (requested/installed at$at s of ${secs}); ${#SPIS[@]} SPIs seen: ${!SPIS[*]}"
 delta() { awk 'NR == FNR { a[$1] = $2; next } $2 != a[$1] { printf "%s +%d ", $1, $2 - a[$1] }' "$1" "$2"; }
 moved=$(delta "$c0" "$c1")
+# The peer's own kernel may drop a packet (an ACK: the upload goes the
+# other way) that chose its old outbound state just before charon deleted
+# it: xfrm_output_one() counts it in XfrmOutStateInvalid. That race is in
+# the software reference, not on the path the block offloads: printed,
+# not judged. Everything on the host, the driver and the block stays.
+excused=$(grep -o 'peer:XfrmOutStateInvalid +[0-9]*' <<<"$moved")
+moved=$(sed 's/peer:XfrmOutStateInvalid +[0-9]* //' <<<"$moved")
+[ -n "$excused" ] && ktap_diag "excused: $excused (the peer's software SA deleted under a packet)"
 [ -z "$moved" ] &&
 	ktap_ok "no packet lost to the rekeys: xfrm_stat both ends, the driver's and the block's drops unchanged" ||
 	ktap_fail "no packet lost to the rekeys: xfrm_stat both ends, the driver's and the block's drops unchanged" \
