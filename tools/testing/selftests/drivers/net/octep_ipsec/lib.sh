@@ -533,6 +533,30 @@ streams_alive()
 	done
 }
 
+# streams_flowing SECS: within SECS seconds, a 3 s window in which both
+# clients still run and the host's netdev sent and received more than 10
+# frames each way (after losses TCP backs off: recovery may take seconds).
+# Prints that window's "tx +N rx +M", or the last one's when none was.
+streams_flowing()
+{
+	local end=$((SECONDS + $1)) a b
+
+	while :; do
+		a=$(stat "$HOST_IF" tx_packets) b=$(stat "$HOST_IF" rx_packets)
+		sleep 3
+		a=$(($(stat "$HOST_IF" tx_packets) - a))
+		b=$(($(stat "$HOST_IF" rx_packets) - b))
+		if streams_alive && [ "$a" -gt 10 ] && [ "$b" -gt 10 ]; then
+			echo "tx +$a rx +$b"
+			return 0
+		fi
+		if [ "$SECONDS" -ge "$end" ]; then
+			echo "tx +$a rx +$b, clients $(streams_alive && echo running || echo gone)"
+			return 1
+		fi
+	done
+}
+
 # streams_stop: end the clients and the servers.
 streams_stop()
 {
