@@ -350,6 +350,14 @@ static int octep_oq_visit(struct octep_qvec *qv, int budget)
 
 	/* Set by the watchdog before its napi_schedule() of this ring. */
 	rescued = test_and_clear_bit(OCTEP_OQ_RESCUED, &oq->flags);
+	/*
+	 * A ring a refill left short is refilled here, whether or not
+	 * anything arrived: the passes refill only after taking packets, and
+	 * a ring left with no buffer gets none (the tick it asked for only
+	 * brings this visit).
+	 */
+	if (test_bit(OCTEP_OQ_REFILL, &oq->flags))
+		pi.alloc_fail += octep_oq_refill(oq);
 
 	do {
 		pi.filled = false;
