@@ -93,15 +93,15 @@ static void octep_rings_release(struct octep_dev *oct,
 
 /**
  * octep_rings_prepare() - allocate what @rings ring pairs need to come up
- * @oct: device; the NAPIs of ring pairs in use are disabled (quiesced),
- *	since a failure destroys page pools bound to them
+ * @oct: device
  * @rings: ring pairs
  * @rx_size: output ring size
  * @tx_size: input ring size
  *
- * Rings, gather lists and page pools: everything that scales with the
- * configuration and may fail, allocated while the old rings still exist,
- * so that a failure leaves them working (prepare, then swap).
+ * Rings and gather lists: what scales with the configuration and may
+ * fail, allocated while the old rings still exist, so that a failure
+ * leaves them working (prepare, then swap). Only the page pools come later,
+ * bound to the new NAPIs (octep_oq_install()).
  *
  * Return: the memory, for octep_datapath_up(), or an ERR_PTR().
  */
@@ -159,7 +159,9 @@ static int octep_datapath_up(struct octep_dev *oct, struct octep_ring_mem *mem)
 		netif_napi_set_irq(&qv->napi, qv->irq);
 		netif_queue_set_napi(netdev, q, NETDEV_QUEUE_TYPE_RX, &qv->napi);
 		netif_queue_set_napi(netdev, q, NETDEV_QUEUE_TYPE_TX, &qv->napi);
-		octep_oq_install(qv, &mem[q]);
+		err = octep_oq_install(qv, &mem[q]);
+		if (err)
+			goto err;
 		octep_iq_install(qv, &mem[q]);
 		octep_regs_iq_setup(qv);
 		octep_regs_oq_setup(qv);
@@ -308,8 +310,8 @@ static void octep_tx_stop(struct octep_dev *oct)
  * Through a quiesce. The new rings are prepared before the old ones are
  * freed: if that fails, the old configuration goes on as it was. Packets
  * the block had counted in the old rings are counted as drops. Should
- * bringing the new rings up fail after all (an IRQ), the old configuration
- * is rebuilt.
+ * bringing the new rings up fail after all (an IRQ, a page pool), the old
+ * configuration is rebuilt.
  *
  * Return: 0 or a negative errno.
  */

@@ -298,7 +298,7 @@ struct octep_ring_health {
  * @desc: output ring descriptors (coherent DMA)
  * @desc_dma: their bus address
  * @pages: the output ring's buffer pages, all NULL
- * @pp: the output ring's page pool, bound to the pair's NAPI
+ * @pp: the output ring's page pool, only when octep_oq_free() frees it
  * @oq_size: output ring descriptors
  * @instr: input ring instructions (coherent DMA)
  * @instr_dma: their bus address
@@ -489,7 +489,7 @@ static inline bool octep_fail_refill(void) { return false; }
 int octep_oq_mem_alloc(struct octep_qvec *qv, struct octep_ring_mem *m,
 		       u32 size);
 void octep_oq_mem_free(struct octep_dev *oct, struct octep_ring_mem *m);
-void octep_oq_install(struct octep_qvec *qv, struct octep_ring_mem *m);
+int octep_oq_install(struct octep_qvec *qv, struct octep_ring_mem *m);
 void octep_oq_free(struct octep_qvec *qv);
 u32 octep_oq_refill(struct octep_oq *oq);
 int octep_napi_poll(struct napi_struct *napi, int budget);

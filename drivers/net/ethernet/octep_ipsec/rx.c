@@ -577,14 +577,15 @@ bool octep_pass_watchdog_ring(struct octep_qvec *qv)
 }
 
 /**
- * octep_oq_mem_alloc() - allocate an output ring's memory and page pool
- * @qv: the ring pair it is for; its NAPI, to which the pool is bound, is
- *	disabled or not added yet
+ * octep_oq_mem_alloc() - allocate an output ring's memory
+ * @qv: the ring pair it is for
  * @m: where to put it; what is there is NULL
  * @size: descriptors
  *
  * Nothing is posted and the ring's state is untouched: the ring pair may
- * still be carrying traffic on its old ring (octep_rings_prepare()).
+ * still be carrying traffic on its old ring (octep_rings_prepare()). The
+ * page pool is created when the ring is installed, once the pair's NAPI
+ * has been added: the pool takes the NAPI's id when it is created.
  *
  * Fails on demand under fault injection (octep_fail_ring_alloc()).
  *
@@ -594,28 +595,8 @@ bool octep_pass_watchdog_ring(struct octep_qvec *qv)
 int octep_oq_mem_alloc(struct octep_qvec *qv, struct octep_ring_mem *m,
 		       u32 size)
 {
-	struct octep_dev *oct = qv->oct;
-	struct device *dd = oct->sdp->dma_dev;
-	struct page_pool_params pp = {
-		.order = 0,
-		.flags = PP_FLAG_DMA_MAP,
-		.pool_size = size,
-		.nid = NUMA_NO_NODE,
-		.dev = dd,
-		.dma_dir = DMA_FROM_DEVICE,
-		.netdev = oct->netdev,
-	};
-	struct page_pool *pool;
+	struct device *dd = qv->oct->sdp->dma_dev;
 
-	/*
-	 * Pages freed in the NAPI's own poll go straight back to the pool's
-	 * lockless cache, which its allocations (the refill) also use: safe
-	 * when only the NAPI refills. Not under service=pass, whose watchdog
-	 * makes passes, and refills, from its own timer on any CPU while the
-	 * NAPI may be freeing pages on another.
-	 */
-	if (octep_service == OCTEP_SERVICE_VISIT)
-		pp.napi = &qv->napi;
 	if (octep_fail_ring_alloc())
 		return -ENOMEM;
 	m->oq_size = size;
@@ -626,10 +607,6 @@ int octep_oq_mem_alloc(struct octep_qvec *qv, struct octep_ring_mem *m,
 	m->pages = kcalloc(size, sizeof(*m->pages), GFP_KERNEL);
 	if (!m->pages)
 		return -ENOMEM;
-	pool = page_pool_create(&pp);
-	if (IS_ERR(pool))
-		return PTR_ERR(pool);
-	m->pp = pool;
 	return 0;
 }
 
@@ -656,26 +633,54 @@ void octep_oq_mem_free(struct octep_dev *oct, struct octep_ring_mem *m)
 
 /**
  * octep_oq_install() - make prepared memory a ring pair's output ring
- * @qv: ring pair; its old output ring freed (octep_oq_free())
- * @m: from octep_oq_mem_alloc(); emptied, the ring owns it now
+ * @qv: ring pair; its old output ring freed (octep_oq_free()), its NAPI
+ *	added and disabled
+ * @m: from octep_oq_mem_alloc(); emptied on success, the ring owns it now
+ *
+ * Creates the ring's page pool, bound to the NAPI that is now the pair's.
+ *
+ * Return: 0, or the page pool's error; @m and the ring are then untouched.
  */
-void octep_oq_install(struct octep_qvec *qv, struct octep_ring_mem *m)
+int octep_oq_install(struct octep_qvec *qv, struct octep_ring_mem *m)
 {
+	struct octep_dev *oct = qv->oct;
 	struct octep_oq *oq = &qv->oq;
+	struct page_pool_params pp = {
+		.order = 0,
+		.flags = PP_FLAG_DMA_MAP,
+		.pool_size = m->oq_size,
+		.nid = NUMA_NO_NODE,
+		.dev = oct->sdp->dma_dev,
+		.dma_dir = DMA_FROM_DEVICE,
+		.netdev = oct->netdev,
+	};
+	struct page_pool *pool;
 
+	/*
+	 * Pages freed in the NAPI's own poll go straight back to the pool's
+	 * lockless cache, which its allocations (the refill) also use: safe
+	 * when only the NAPI refills. Not under service=pass, whose watchdog
+	 * makes passes, and refills, from its own timer on any CPU while the
+	 * NAPI may be freeing pages on another.
+	 */
+	if (octep_service == OCTEP_SERVICE_VISIT)
+		pp.napi = &qv->napi;
+	pool = page_pool_create(&pp);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
 	oq->qv = qv;
 	oq->size = m->oq_size;
 	oq->desc = m->desc;
 	oq->desc_dma = m->desc_dma;
 	oq->pages = m->pages;
-	oq->pp = m->pp;
+	oq->pp = pool;
 	oq->head = 0;
 	oq->fill = 0;
 	oq->posted = 0;
 	oq->flags = 0;
 	m->desc = NULL;
 	m->pages = NULL;
-	m->pp = NULL;
+	return 0;
 }
 
 /**
