@@ -227,7 +227,7 @@ static void octep_reset_work(struct work_struct *work)
 	if (mask && oct->up && !oct->quiesced) {
 		local_bh_disable();
 		for_each_set_bit(q, &mask, oct->num_rings) {
-			octep_qv_schedule(&oct->qv[q]);
+			octep_qv_schedule(&oct->qv[q], OCTEP_ASK_HEALTH);
 			atomic64_inc(&oct->ring_rescues);
 		}
 		local_bh_enable();
@@ -259,6 +259,65 @@ void octep_tx_timeout(struct net_device *netdev, unsigned int txqueue)
 }
 
 /* ---------------------------------------------------- the reporter */
+
+static const char * const octep_ask_names[] = {
+	[OCTEP_ASK_IRQ] = "irq",
+	[OCTEP_ASK_WATCHDOG] = "watchdog",
+	[OCTEP_ASK_REREAD] = "reread",
+	[OCTEP_ASK_RESUME] = "resume",
+	[OCTEP_ASK_HEALTH] = "health",
+};
+
+static const char * const octep_end_names[] = {
+	[OCTEP_END_COMPLETED] = "completed",
+	[OCTEP_END_BUDGET] = "budget",
+	[OCTEP_END_TX] = "tx",
+	[OCTEP_END_HANDED] = "note",
+	[OCTEP_END_BUSY] = "busy",
+};
+
+/*
+ * The ring's flight recorder, newest first: when each poll ended, who had
+ * asked for it ("again" when nobody did: NAPI came back by itself), the
+ * count its first pass read, passes, buffers taken, whether it asked for
+ * the watchdog's next tick, and how it ended.
+ */
+static void octep_health_fmsg_vlog(struct octep_oq *oq,
+				   struct devlink_fmsg *fmsg, u64 now)
+{
+	struct octep_visit_rec recs[OCTEP_VLOG_LEN];
+	char asked[48];
+	unsigned int i, n, b, len;
+
+	octep_oq_vlog_read(oq, recs, &n);
+	devlink_fmsg_arr_pair_nest_start(fmsg, "last_visits");
+	for (i = 0; i < n; i++) {
+		const struct octep_visit_rec *r = &recs[i];
+
+		len = 0;
+		asked[0] = '\0';
+		for (b = 0; b < ARRAY_SIZE(octep_ask_names); b++)
+			if (r->asks & BIT(b))
+				len += scnprintf(asked + len, sizeof(asked) - len,
+						 "%s%s", len ? "," : "",
+						 octep_ask_names[b]);
+		devlink_fmsg_obj_nest_start(fmsg);
+		devlink_fmsg_u64_pair_put(fmsg, "us_ago",
+					  div_u64(now - min(now, r->t_ns),
+						  NSEC_PER_USEC));
+		devlink_fmsg_string_pair_put(fmsg, "asked_by",
+					     len ? asked : "again");
+		devlink_fmsg_u32_pair_put(fmsg, "count", r->count);
+		devlink_fmsg_u32_pair_put(fmsg, "passes", r->passes);
+		devlink_fmsg_u32_pair_put(fmsg, "taken", r->taken);
+		devlink_fmsg_bool_pair_put(fmsg, "tick", r->tick);
+		devlink_fmsg_string_pair_put(fmsg, "end",
+					     r->end < ARRAY_SIZE(octep_end_names) ?
+					     octep_end_names[r->end] : "?");
+		devlink_fmsg_obj_nest_end(fmsg);
+	}
+	devlink_fmsg_arr_pair_nest_end(fmsg);
+}
 
 static void octep_health_fmsg_ring(struct octep_dev *oct,
 				   struct devlink_fmsg *fmsg, unsigned int q,
@@ -310,6 +369,7 @@ static void octep_health_fmsg_ring(struct octep_dev *oct,
 	devlink_fmsg_string_pair_put(fmsg, "finding", finding ?: "none");
 	devlink_fmsg_u32_pair_put(fmsg, "rx_stalls", READ_ONCE(h->rx_stalls));
 	devlink_fmsg_u32_pair_put(fmsg, "tx_dead", READ_ONCE(h->tx_dead));
+	octep_health_fmsg_vlog(&qv->oq, fmsg, now);
 	devlink_fmsg_obj_nest_end(fmsg);
 }
 

@@ -127,6 +127,7 @@ struct octep_dev *octep_core_probe(struct device *dev,
 		qv->oq.qv = qv;
 		qv->iq.qv = qv;
 		u64_stats_init(&qv->oq.stats.syncp);
+		seqcount_init(&qv->oq.vlog_seq);
 		u64_stats_init(&qv->iq.stats.syncp);
 		u64_stats_init(&qv->iq.cstats.syncp);
 	}

@@ -13,14 +13,16 @@
 /**
  * octep_qv_schedule() - ask for a visit of a ring pair
  * @qv: ring pair
+ * @ask: who asks, for the flight recorder
  *
  * The only way anything but the poll services a ring: when the ring is held
  * napi_schedule_prep() leaves the note (MISSED) for the holder (rule 2).
  *
  * Return: true if this call scheduled the poll.
  */
-bool octep_qv_schedule(struct octep_qvec *qv)
+bool octep_qv_schedule(struct octep_qvec *qv, enum octep_ask ask)
 {
+	octep_visit_ask(qv, ask);
 	if (napi_schedule_prep(&qv->napi)) {
 		__napi_schedule(&qv->napi);
 		return true;
@@ -38,7 +40,7 @@ static irqreturn_t octep_ring_irq(int irq, void *data)
 	atomic64_inc(&qv->oq.interrupts);
 	/* Off until a poll completes owing nothing (octep_napi_poll()). */
 	octep_regs_write_levels(qv, false);
-	octep_qv_schedule(qv);
+	octep_qv_schedule(qv, OCTEP_ASK_IRQ);
 	return IRQ_HANDLED;
 }
 
@@ -264,7 +266,7 @@ void octep_resume(struct octep_dev *oct)
 	oct->quiesced = false;
 	local_bh_disable();
 	for (q = 0; q < oct->num_rings; q++)
-		octep_qv_schedule(&oct->qv[q]);
+		octep_qv_schedule(&oct->qv[q], OCTEP_ASK_RESUME);
 	local_bh_enable();
 	octep_wd_start(oct);
 }

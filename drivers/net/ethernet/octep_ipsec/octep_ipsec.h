@@ -16,6 +16,7 @@
 #include <linux/netdevice.h>
 #include <linux/octep_compat.h>
 #include <linux/octep_sdp.h>
+#include <linux/seqlock.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
@@ -81,6 +82,64 @@ enum {
 	OCTEP_OQ_REFILL,	/* buffers could not all be posted */
 	OCTEP_OQ_PASS_HELD,	/* service=pass only: the old per-pass flag */
 	OCTEP_OQ_COMPLETING,	/* the poll is completing: enable to come */
+};
+
+/**
+ * enum octep_ask - who asked for a visit (the flight recorder's bits)
+ * @OCTEP_ASK_IRQ: the ring pair's interrupt
+ * @OCTEP_ASK_WATCHDOG: the receive watchdog: a rescue, or the tick a ring
+ *	asked for
+ * @OCTEP_ASK_REREAD: the re-read after the enable found work (rearm=reread)
+ * @OCTEP_ASK_RESUME: the resume after a quiesce, which owes every ring one
+ * @OCTEP_ASK_HEALTH: the health check's work, for a ring it found left
+ */
+enum octep_ask {
+	OCTEP_ASK_IRQ,
+	OCTEP_ASK_WATCHDOG,
+	OCTEP_ASK_REREAD,
+	OCTEP_ASK_RESUME,
+	OCTEP_ASK_HEALTH,
+};
+
+/**
+ * enum octep_visit_end - how a poll ended (the flight recorder)
+ * @OCTEP_END_COMPLETED: SCHED given back: the interrupt re-enabled (or
+ *	NAPI's deferral timer armed)
+ * @OCTEP_END_BUDGET: the budget was used: NAPI polls again
+ * @OCTEP_END_TX: transmit completions were left: NAPI polls again
+ * @OCTEP_END_HANDED: the completion found a note and polls again
+ * @OCTEP_END_BUSY: a busy poller or netpoll owns the ring and polls again
+ */
+enum octep_visit_end {
+	OCTEP_END_COMPLETED,
+	OCTEP_END_BUDGET,
+	OCTEP_END_TX,
+	OCTEP_END_HANDED,
+	OCTEP_END_BUSY,
+};
+
+/* Polls each ring's flight recorder keeps (the devlink health dump). */
+#define OCTEP_VLOG_LEN		16
+
+/**
+ * struct octep_visit_rec - one NAPI poll of a ring pair, as recorded
+ * @t_ns: when it ended (ktime_get_ns())
+ * @count: the output count its first pass read
+ * @taken: output buffers it took
+ * @passes: passes it made
+ * @asks: OCTEP_ASK_* bits set since the poll before; none: NAPI came back
+ *	by itself (the poll before used its budget, or found a note)
+ * @tick: it asked the watchdog for the next tick (rule 3)
+ * @end: enum octep_visit_end
+ */
+struct octep_visit_rec {
+	u64 t_ns;
+	u32 count;
+	u32 taken;
+	u16 passes;
+	u8 asks;
+	u8 tick;
+	u8 end;
 };
 
 /**
@@ -167,6 +226,11 @@ struct octep_rx_stats {
  *	timer polls the ring, the interrupt stays off meanwhile
  * @oq_busy: completions declined because a busy poller or netpoll owned
  *	the ring; it polls again before letting go
+ * @vlog: the flight recorder: the last OCTEP_VLOG_LEN polls, written by
+ *	the poll (the ring's owner) only, read by the devlink health dump
+ * @vlog_seq: the recorder's write sequence (seqcount: one writer)
+ * @vlog_head: polls recorded; the newest is vlog[(vlog_head - 1) %
+ *	OCTEP_VLOG_LEN]
  */
 struct octep_oq {
 	struct octep_qvec *qv;
@@ -189,6 +253,9 @@ struct octep_oq {
 	atomic64_t oq_handed;
 	atomic64_t oq_deferred;
 	atomic64_t oq_busy;
+	struct octep_visit_rec vlog[OCTEP_VLOG_LEN];
+	seqcount_t vlog_seq;
+	u32 vlog_head;
 };
 
 /*
@@ -335,6 +402,8 @@ struct octep_ring_mem {
  * @oq_levels: OUT_INT_LEVELS without the enable bit
  * @iq_levels: IN_INT_LEVELS without the enable bit
  * @enabled_ns: when a poll last re-enabled the interrupt (ktime_get_ns())
+ * @asks: OCTEP_ASK_* bits: who asked for a visit since the poll took them
+ *	(octep_qv_schedule() sets, octep_napi_poll() takes)
  * @irq: Linux IRQ
  * @irq_requested: @irq is requested
  * @health: what the health check saw (health.c)
@@ -349,6 +418,7 @@ struct octep_qvec {
 	u64 oq_levels;
 	u64 iq_levels;
 	u64 enabled_ns;
+	unsigned long asks;
 	int irq;
 	bool irq_requested;
 	struct octep_ring_health health;
@@ -474,7 +544,22 @@ void octep_quiesce(struct octep_dev *oct);
 void octep_resume(struct octep_dev *oct);
 int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
 		      u32 rx_size, u32 tx_size);
-bool octep_qv_schedule(struct octep_qvec *qv);
+bool octep_qv_schedule(struct octep_qvec *qv, enum octep_ask ask);
+
+/*
+ * The flight recorder's "who asked": set before the napi_schedule_prep() it
+ * goes with, taken by the next poll (octep_napi_poll()). An ask that races
+ * a poll's start is credited to the poll after it, which the note it left
+ * brings; the record is a diagnosis, not a count.
+ */
+static inline void octep_visit_ask(struct octep_qvec *qv, enum octep_ask ask)
+{
+	if (!test_bit(ask, &qv->asks))
+		set_bit(ask, &qv->asks);
+}
+
+void octep_oq_vlog_read(struct octep_oq *oq, struct octep_visit_rec *recs,
+			unsigned int *n);
 
 /* main.c: fault injection (debugfs octep_ipsec/fail_*), for the tests */
 #ifdef CONFIG_FAULT_INJECTION

@@ -75,6 +75,8 @@
 struct octep_pass_info {
 	bool unseen;	/* stopped at a counted buffer not yet written */
 	bool filled;	/* the count read covered every posted buffer */
+	bool read;	/* a pass read the count: @count is the first read */
+	u32 count;
 	u32 packets;
 	u64 bytes;
 	u32 drops;
@@ -232,6 +234,10 @@ static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
 
 	cnt = octep_rd64(oct, OCTEP_SDP_R_OUT_CNTS(qv->idx)) &
 	      OCTEP_SDP_CNTS_COUNT;
+	if (!pi->read) {
+		pi->read = true;
+		pi->count = cnt;
+	}
 	if (!cnt) {
 		trace_octep_pass(qv->idx, 0, 0, left, false);
 		return 0;
@@ -340,7 +346,8 @@ static u32 octep_oq_pass_flagged(struct octep_oq *oq, u32 left,
  * budget is used, or a pass stopped at a buffer not yet written. The caller
  * (the poll) holds SCHED for all of it. Returns the packets' buffers taken.
  */
-static int octep_oq_visit(struct octep_qvec *qv, int budget)
+static int octep_oq_visit(struct octep_qvec *qv, int budget,
+			  struct octep_visit_rec *vr)
 {
 	struct octep_oq *oq = &qv->oq;
 	struct octep_pass_info pi = {};
@@ -398,7 +405,74 @@ static int octep_oq_visit(struct octep_qvec *qv, int budget)
 		tick = true;
 	}
 	trace_octep_visit(qv->idx, passes, done, budget, rescued, stall, tick);
+	vr->count = pi.count;
+	vr->taken = done;
+	vr->passes = min_t(u32, passes, U16_MAX);
+	vr->tick = tick;
 	return done;
+}
+
+/*
+ * The flight recorder's writer: the poll, owner of the ring (it holds
+ * SCHED), so one writer at a time; NAPI's SCHED handover orders one poll's
+ * writes before the next one's. The seqcount lets the dump (any context,
+ * no lock) copy the log whole or retry.
+ */
+static struct octep_visit_rec *octep_vlog_put(struct octep_oq *oq,
+					      const struct octep_visit_rec *vr)
+{
+	struct octep_visit_rec *slot = &oq->vlog[oq->vlog_head % OCTEP_VLOG_LEN];
+
+	write_seqcount_begin(&oq->vlog_seq);
+	*slot = *vr;
+	slot->t_ns = ktime_get_ns();
+	oq->vlog_head++;
+	write_seqcount_end(&oq->vlog_seq);
+	return slot;
+}
+
+/*
+ * A completion that found a note amends its own record, after SCHED was
+ * given back and taken again: another poll may be recording by now, but
+ * into the next slot, so this one byte is still ours. It is outside the
+ * seqcount; the reader takes it with READ_ONCE() (octep_oq_vlog_read()).
+ */
+static void octep_vlog_end(struct octep_visit_rec *slot,
+			   enum octep_visit_end end)
+{
+	WRITE_ONCE(slot->end, end);
+}
+
+/**
+ * octep_oq_vlog_read() - copy a ring's flight recorder, newest first
+ * @oq: output ring
+ * @recs: OCTEP_VLOG_LEN entries
+ * @n: entries copied
+ *
+ * Lockless: retries while the poll writes (the seqcount pairs with
+ * octep_vlog_put()'s), and gives up with nothing after a few tries on a
+ * ring polled so often that no copy completes between two polls.
+ */
+void octep_oq_vlog_read(struct octep_oq *oq, struct octep_visit_rec *recs,
+			unsigned int *n)
+{
+	unsigned int seq, i, k, tries = 8;
+	u32 head;
+
+	do {
+		seq = read_seqcount_begin(&oq->vlog_seq);
+		head = oq->vlog_head;
+		k = min_t(u32, head, OCTEP_VLOG_LEN);
+		for (i = 0; i < k; i++) {
+			const struct octep_visit_rec *slot =
+				&oq->vlog[(head - 1 - i) % OCTEP_VLOG_LEN];
+
+			recs[i] = *slot;
+			/* Pairs with octep_vlog_end(). */
+			recs[i].end = READ_ONCE(slot->end);
+		}
+	} while (read_seqcount_retry(&oq->vlog_seq, seq) && --tries);
+	*n = tries ? k : 0;
 }
 
 /*
@@ -440,6 +514,7 @@ static void octep_rearm_reread(struct octep_qvec *qv)
 	     OCTEP_SDP_CNTS_COUNT;
 	if (!in && (!out || test_bit(OCTEP_OQ_TICK_REQ, &oq->flags)))
 		return;
+	octep_visit_ask(qv, OCTEP_ASK_REREAD);
 	if (!napi_schedule_prep(&qv->napi)) {
 		/* The interrupt (or the watchdog) got there first. */
 		atomic64_inc(&oq->oq_declined);
@@ -464,6 +539,7 @@ int octep_napi_poll(struct napi_struct *napi, int budget)
 {
 	struct octep_qvec *qv = container_of(napi, struct octep_qvec, napi);
 	struct octep_oq *oq = &qv->oq;
+	struct octep_visit_rec vr = {}, *rec;
 	unsigned long owned;
 	bool tx_done;
 	int done;
@@ -472,10 +548,14 @@ int octep_napi_poll(struct napi_struct *napi, int budget)
 	if (unlikely(!budget))
 		return 0;	/* netpoll: transmit completions only */
 
-	done = octep_oq_visit(qv, budget);
-	if (done >= budget || !tx_done)
+	/* Who asked since the last poll; pairs with octep_visit_ask(). */
+	vr.asks = xchg(&qv->asks, 0);
+	done = octep_oq_visit(qv, budget, &vr);
+	if (done >= budget || !tx_done) {
+		vr.end = done >= budget ? OCTEP_END_BUDGET : OCTEP_END_TX;
+		octep_vlog_put(oq, &vr);
 		return budget;
-
+	}
 	/*
 	 * A busy poller or netpoll calling this poll owns the ring: then
 	 * napi_complete_done() returns false at once, and the owner polls
@@ -483,6 +563,13 @@ int octep_napi_poll(struct napi_struct *napi, int budget)
 	 */
 	owned = READ_ONCE(napi->state) &
 		(NAPIF_STATE_NPSVC | NAPIF_STATE_IN_BUSY_POLL);
+	/*
+	 * Recorded before SCHED is given back: after that another poll may be
+	 * recording. One that finds a note amends it (octep_vlog_end()).
+	 */
+	vr.end = owned ? OCTEP_END_BUSY : OCTEP_END_COMPLETED;
+	rec = octep_vlog_put(oq, &vr);
+
 	/*
 	 * From here to the enable (and, with rearm=reread, its re-read) the
 	 * ring has nobody inside (SCHED is given back first) but is not
@@ -528,6 +615,7 @@ int octep_napi_poll(struct napi_struct *napi, int budget)
 		} else {
 			atomic64_inc(&oq->oq_handed);
 			trace_octep_note(qv->idx, OCTEP_NOTE_HANDED);
+			octep_vlog_end(rec, OCTEP_END_HANDED);
 		}
 	}
 	return done;

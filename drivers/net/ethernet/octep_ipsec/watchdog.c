@@ -101,6 +101,7 @@ static bool octep_wd_look(struct octep_qvec *qv)
 	asked = test_and_clear_bit(OCTEP_OQ_TICK_REQ, &oq->flags);
 	if (!cnt && !test_bit(OCTEP_OQ_REFILL, &oq->flags))
 		return false;
+	octep_visit_ask(qv, OCTEP_ASK_WATCHDOG);
 	if (napi_schedule_prep(&qv->napi)) {
 		/*
 		 * We hold SCHED now and the poll cannot start before

@@ -17,7 +17,8 @@
 #    recovered by a reset;
 #  - and a ring left with a packet and nobody coming (the watchdog's period
 #    at 0, the packet's interrupt lost): a receive stall recovered by a
-#    visit, no reset.
+#    visit, no reset; the reporter's flight recorder shows the last poll
+#    before it and the one the health check asked for.
 # Each time ping works again. The NETDEV WATCHDOG line is netdev_crit(),
 # not a WARN: scripts/dmesg-scan passes it, and the last case checks the
 # log holds no splat.
@@ -25,7 +26,7 @@
 source "$(dirname "$0")/lib.sh"
 require_cmd ip ethtool ping devlink
 
-ktap_plan 19
+ktap_plan 21
 
 IN_ENABLE=0x10010	# OCTEP_SDP_R_IN_ENABLE(0)
 OUT_ENABLE=0x10160	# OCTEP_SDP_R_OUT_ENABLE(0)
@@ -116,6 +117,39 @@ fi
 # ------------------------------------------------ output ring disabled
 
 hshow() { devlink health show "$DL_DEV" reporter rx_stall; }
+# vlog_newest, vlog_rescue: judge ring 0's flight recorder in the devlink
+# JSON on stdin (a dump, a diagnose); print "ok" or what was found.
+VLOG_PY='
+import json, sys
+def rings(o):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k == "rings" and isinstance(v, list):
+                return v
+            r = rings(v)
+            if r is not None:
+                return r
+    if isinstance(o, list):
+        for v in o:
+            r = rings(v)
+            if r is not None:
+                return r
+    return None
+try:
+    d = json.load(sys.stdin)
+    vl = [r for r in rings(d) if r.get("ring") == 0][0]["last_visits"]
+except Exception as e:
+    print("no last_visits of ring 0:", repr(e))
+    sys.exit()
+if sys.argv[1] == "newest":
+    n = vl[0] if vl else {}
+    good = n.get("end") == "completed" and n.get("us_ago", 0) >= 500000
+else:
+    good = any("health" in v["asked_by"] and v["taken"] >= 1 for v in vl)
+print("ok" if good else json.dumps(vl[:4]))
+'
+vlog_newest() { python3 -c "$VLOG_PY" newest; }
+vlog_rescue() { python3 -c "$VLOG_PY" rescue; }
 # field NAME: the number after NAME in `devlink health show`.
 field() { hshow | tr -s ' ' '\n' | awk -v n="$1" 'p { print; exit } $0 == n { p = 1 }'; }
 e0=$(field error) c0=$(field recover)
@@ -166,6 +200,23 @@ dump=$(devlink health dump show "$DL_DEV" reporter rx_stall 2>&1)
 grep -q "work counted, no visit for a period" <<<"$dump" &&
 	ktap_ok "the dump says the ring was left" ||
 	ktap_fail "the dump says the ring was left" "$dump"
+# The flight recorder (last_visits, newest first). At the report: the
+# ring's newest poll gave the ring back with its interrupt on, and the
+# packet then waited with nobody coming (a health period, 1 s: at least
+# half of it is asked). After the rescue: a poll the health check asked
+# for took the packet.
+out=$(devlink -j health dump show "$DL_DEV" reporter rx_stall 2>&1 | vlog_newest)
+if [ "$out" = ok ]; then
+	ktap_ok "the flight recorder: the last poll completed, then nobody came"
+else
+	ktap_fail "the flight recorder: the last poll completed, then nobody came" "$out"
+fi
+out=$(devlink -j health diagnose "$DL_DEV" reporter rx_stall 2>&1 | vlog_rescue)
+if [ "$out" = ok ]; then
+	ktap_ok "the flight recorder: the health check asked for the poll that took it"
+else
+	ktap_fail "the flight recorder: the health check asked for the poll that took it" "$out"
+fi
 devlink dev param set "$DL_DEV" name rxwd_period_us value 50000 cmode runtime
 
 kernel_log_clean "no splat (the NETDEV WATCHDOG line is not one)"
