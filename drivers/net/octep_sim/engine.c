@@ -851,13 +851,19 @@ static __wsum osim_src_copy(const struct osim_src *src, u32 off, void *to,
 	return csum;
 }
 
+/* Frames up to this size reach the peer in a buffer of their own size. */
+#define OSIM_WIRE_COPYBREAK	256
+
 /*
  * A buffer for a frame of @len bytes the peer receives: a page of the
  * wire's pool, recycled when the peer's stack frees the skb, as a NIC's
  * receive buffers are. A fresh buffer a segment would charge the model's
  * allocator (Debian's kernel zeroes every new page, and under -icount that
  * costs more than the segment's copy) to the path under test. A frame too
- * big for a page gets a buffer of its own.
+ * big for a page gets a buffer of its own, and so does a small one, from
+ * the page-fragment cache: a page would charge 4 KB of truesize to the
+ * peer's socket for each datagram, and 100 small ones in a burst overran
+ * a packet socket's default buffer (the kernel's hw/csum.py lost them).
  *
  * Only the engine thread allocates (osim_tx() is its alone): the pool's
  * single consumer. Pages come back from any context through its ring.
@@ -867,7 +873,8 @@ static struct sk_buff *osim_wire_skb(struct osim_dev *dev, u32 len)
 	struct sk_buff *skb;
 	struct page *page;
 
-	if (SKB_HEAD_ALIGN(NET_SKB_PAD + NET_IP_ALIGN + len) > PAGE_SIZE)
+	if (len <= OSIM_WIRE_COPYBREAK ||
+	    SKB_HEAD_ALIGN(NET_SKB_PAD + NET_IP_ALIGN + len) > PAGE_SIZE)
 		return netdev_alloc_skb_ip_align(dev->wire, len);
 	page = page_pool_dev_alloc_pages(dev->wire_pp);
 	if (!page)
