@@ -365,7 +365,6 @@ struct octep_ring_health {
  * @desc: output ring descriptors (coherent DMA)
  * @desc_dma: their bus address
  * @pages: the output ring's buffer pages, all NULL
- * @pp: the output ring's page pool, only when octep_oq_free() frees it
  * @oq_size: output ring descriptors
  * @instr: input ring instructions (coherent DMA)
  * @instr_dma: their bus address
@@ -382,7 +381,6 @@ struct octep_ring_mem {
 	struct octep_sdp_oq_desc *desc;
 	dma_addr_t desc_dma;
 	struct page **pages;
-	struct page_pool *pp;
 	u32 oq_size;
 	struct octep_sdp_instr *instr;
 	dma_addr_t instr_dma;

@@ -708,9 +708,6 @@ void octep_oq_mem_free(struct octep_dev *oct, struct octep_ring_mem *m)
 {
 	struct device *dd = oct->sdp->dma_dev;
 
-	if (m->pp)
-		page_pool_destroy(m->pp);
-	m->pp = NULL;
 	kfree(m->pages);
 	m->pages = NULL;
 	if (m->desc)
@@ -797,10 +794,11 @@ void octep_oq_free(struct octep_qvec *qv)
 	for (i = 0; i < oq->size; i++)
 		if (oq->pages[i])
 			page_pool_put_full_page(oq->pp, oq->pages[i], false);
+	/* Created by octep_oq_install(), so the ring's to destroy. */
+	page_pool_destroy(oq->pp);
 	m.desc = oq->desc;
 	m.desc_dma = oq->desc_dma;
 	m.pages = oq->pages;
-	m.pp = oq->pp;
 	m.oq_size = oq->size;
 	octep_oq_mem_free(qv->oct, &m);
 	oq->desc = NULL;
