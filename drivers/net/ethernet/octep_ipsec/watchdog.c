@@ -80,8 +80,12 @@ static bool octep_wd_irq_in_flight(struct octep_qvec *qv)
 	/* Pairs with clear_bit_unlock() after enabled_ns in the poll. */
 	if (test_bit_acquire(OCTEP_OQ_COMPLETING, &qv->oq.flags))
 		return true;
-	/* A lockless look: a timer that fires meanwhile finds SCHED ours. */
-	if (hrtimer_is_queued(&qv->napi.timer))
+	/*
+	 * A lockless look, queued or running: the callback runs dequeued,
+	 * and until its test_and_set_bit() of SCHED the ring looks left.
+	 * A timer that fires after our napi_schedule_prep() finds SCHED ours.
+	 */
+	if (hrtimer_active(&qv->napi.timer))
 		return true;
 	return ktime_get_ns() - READ_ONCE(qv->enabled_ns) <
 	       OCTEP_RXWD_TICK_US * NSEC_PER_USEC;
