@@ -89,13 +89,18 @@ ss_start
 up "IPv4"
 carried "IPv4"
 # strongSwan 6.0 prints no offload flag; what shows it is the child's
-# packet counts, which for a packet-offloaded pair only the block keeps
-# (the driver reads them for the kernel's state): at least the pings.
-sas=$(sw_host --list-sas 2>/dev/null)
-pkts=$(awk '$1 == "in" || $1 == "out" { n[$1] = $(NF - 1) }
-	    END { print n["in"] + 0, n["out"] + 0 }' <<<"$sas")
-if grep -q "net: .*INSTALLED, TUNNEL" <<<"$sas" &&
-   [ "${pkts% *}" -ge 5 ] && [ "${pkts#* }" -ge 5 ]; then
+# packet counts, which for a packet-offloaded pair only the block keeps:
+# at least the pings, once the driver has read them (over the mailbox,
+# once a second).
+# sas_counted: sets sas and pkts ("IN OUT"); true when both are 5 or more.
+sas_counted()
+{
+	sas=$(sw_host --list-sas 2>/dev/null)
+	pkts=$(awk '$1 == "in" || $1 == "out" { n[$1] = $(NF - 1) }
+		    END { print n["in"] + 0, n["out"] + 0 }' <<<"$sas")
+	[ "${pkts% *}" -ge 5 ] && [ "${pkts#* }" -ge 5 ]
+}
+if wait_for 10 sas_counted && grep -q "net: .*INSTALLED, TUNNEL" <<<"$sas"; then
 	ktap_ok "swanctl --list-sas: the child in tunnel mode, the block's counts (in/out $pkts packets)"
 else
 	ktap_fail "swanctl --list-sas: the child in tunnel mode, the block's counts" "$sas"
