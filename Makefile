@@ -14,6 +14,9 @@
 #   make demo            one TCP stream host -> peer through a model device
 #   make model           the spin model check (spec/)
 #   make compat          build against Debian's newest kernel (scripts/compat-build)
+#   make check-dkms      the DKMS install tested in the VM (dkms.sh; not in check)
+#   make dkms-install    install both modules with DKMS for the running kernel
+#   make dkms-remove     remove them (scripts/dkms-install)
 #   make clean           kbuild's clean; make distclean also removes out/
 
 top := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
@@ -29,7 +32,7 @@ KBUILD_ARGS := -C $(KDIR) M=$(top) CONFIG_OCTEP_IPSEC=m CONFIG_OCTEP_SIM=m
 CHECKPATCH_FILES = $(shell cd $(top) && find drivers include -name '*.[ch]' \
 			! -name '*.mod.c' 2>/dev/null | sort)
 
-.PHONY: all modules clean distclean checkpatch check check-debug check-matrix check-soak check-fresh demo model compat help
+.PHONY: all modules clean distclean checkpatch check check-debug check-matrix check-soak check-fresh check-dkms demo model compat dkms-install dkms-remove help
 
 all: modules
 
@@ -66,11 +69,20 @@ check-soak:
 check-fresh:
 	$(top)/scripts/check-fresh
 
+check-dkms:
+	TEST_TIMEOUT=$${TEST_TIMEOUT:-3600} $(top)/scripts/check dkms.sh
+
 demo:
 	$(top)/scripts/demo
 
 compat:
 	$(top)/scripts/compat-build
+
+dkms-install:
+	$(top)/scripts/dkms-install
+
+dkms-remove:
+	$(top)/scripts/dkms-install remove
 
 model:
 	@if [ -f $(top)/spec/Makefile ]; then \
