@@ -9,7 +9,7 @@
 # /var/lib/dkms are the host's, read-only: overlays here take the writes.
 
 source "$(dirname "$0")/lib.sh"
-require_cmd dkms make gcc modinfo modprobe depmod
+require_cmd dkms make gcc modinfo modprobe depmod readelf od xz
 KVER=$(uname -r)
 TOP=$(cd "$(dirname "$0")/../../../../../.." && pwd)
 [ -e "/lib/modules/$KVER/build/Makefile" ] ||
@@ -47,13 +47,13 @@ else
 		"after $((SECONDS - start)) s: $(tail -20 "$log"; tail -20 /var/lib/dkms/octep_ipsec/$VER/build/make.log 2>/dev/null)"
 	ktap_finish
 fi
-st=$(dkms status -m octep_ipsec -v "$VER" -k "$KVER" 2>&1)
+st=$(dkms status -m octep_ipsec -v "$VER" -k "$KVER" 2>/dev/null)
 grep -q "installed" <<<"$st" && ktap_ok "dkms status: installed ($st)" ||
 	ktap_fail "dkms status: installed" "$st"
 
 # modprobe finds the DKMS copies first (updates/ outranks kernel/).
 paths=$(modinfo -n octep_ipsec octep_sim 2>&1)
-[ "$(grep -c "^$MODDIR/updates/dkms/octep_" <<<"$paths")" = 2 ] &&
+[ "$(grep -c "/modules/$KVER/updates/dkms/octep_" <<<"$paths")" = 2 ] &&
 	ktap_ok "modinfo -n: both modules from updates/dkms" ||
 	ktap_fail "modinfo -n: both modules from updates/dkms" "$paths"
 
@@ -66,12 +66,26 @@ nparm=$(modinfo -F parm octep_ipsec octep_sim | wc -l)
 [ -z "$bad" ] && ktap_ok "modinfo: all $nparm parameters described, with their types" ||
 	ktap_fail "modinfo: every parameter described, with its type" "$bad"
 
+# build_id FILE: the GNU build ID of a module file, compressed or not.
+build_id()
+{
+	case $1 in
+	*.xz) xz -dc "$1" ;;
+	*.zst) zstd -qdc "$1" ;;
+	*.gz) gzip -dc "$1" ;;
+	*) cat "$1" ;;
+	esac >"$ovl/m.ko" && readelf -n "$ovl/m.ko" | sed -n 's/.*Build ID: *//p'
+}
+
+# The loaded module is the DKMS file: the build ID in its ELF note (past
+# the note's 16-byte header in sysfs) is the installed file's.
 if modprobe octep_sim && modprobe octep_ipsec; then
 	LIB_LOADED=1
-	sv=$(cat /sys/module/octep_ipsec/srcversion 2>/dev/null)
-	[ -n "$sv" ] && [ "$sv" = "$(modinfo -F srcversion octep_ipsec)" ] &&
-		ktap_ok "modprobe loads the DKMS build (srcversion $sv)" ||
-		ktap_fail "modprobe loads the DKMS build" "loaded $sv, installed $(modinfo -F srcversion octep_ipsec)"
+	loaded=$(od -An -v -tx1 -j16 /sys/module/octep_ipsec/notes/.note.gnu.build-id 2>/dev/null | tr -d ' \n')
+	installed=$(build_id "$(modinfo -n octep_ipsec)" 2>/dev/null)
+	[ -n "$loaded" ] && [ "$loaded" = "$installed" ] &&
+		ktap_ok "modprobe loads the DKMS build (build ID $loaded)" ||
+		ktap_fail "modprobe loads the DKMS build" "loaded ${loaded:-?}, installed ${installed:-?}"
 else
 	ktap_fail "modprobe loads the DKMS build" "$(dmesg | tail -5)"
 	ktap_finish
