@@ -17,7 +17,6 @@ TOP=$(cd "$(dirname "$0")/../../../../../.." && pwd)
 [ -x "$TOP/scripts/dkms-install" ] || ktap_skip_all "no $TOP/scripts/dkms-install"
 MODDIR=$(readlink -f "/lib/modules/$KVER")
 VER=0-selftest
-ktap_plan 9
 
 ovl=$(mktemp -d)
 on_exit "rm -rf $ovl"
@@ -34,6 +33,7 @@ for d in /usr/src "$MODDIR" /var/lib/dkms; do
 	fi
 done
 octep_unload 2>/dev/null
+ktap_plan 9
 
 # The build under TCG: gcc is slow there (the host's 35 s of CPU), so
 # the harness's limit must be raised (make check-dkms: TEST_TIMEOUT).
