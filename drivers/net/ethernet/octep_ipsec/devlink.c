@@ -12,6 +12,7 @@ enum octep_devlink_param_id {
 	OCTEP_DEVLINK_PARAM_ID_BASE = DEVLINK_PARAM_GENERIC_ID_MAX,
 	OCTEP_DEVLINK_PARAM_ID_RXWD_PERIOD_US,
 	OCTEP_DEVLINK_PARAM_ID_IPSEC_FLOWS,
+	OCTEP_DEVLINK_PARAM_ID_RXWD_SKIP_VISITED,
 };
 
 static void octep_param_read(struct octep_dev *oct, u32 id,
@@ -24,6 +25,10 @@ static void octep_param_read(struct octep_dev *oct, u32 id,
 		break;
 	case OCTEP_DEVLINK_PARAM_ID_IPSEC_FLOWS:
 		ctx->val.vu8 = octep_ipsec_flows(oct);
+		break;
+	case OCTEP_DEVLINK_PARAM_ID_RXWD_SKIP_VISITED:
+		/* Pairs with WRITE_ONCE() in octep_param_set(). */
+		ctx->val.vbool = READ_ONCE(oct->rxwd_skip_visited);
 		break;
 	}
 }
@@ -48,6 +53,8 @@ static int octep_param_check(u32 id, const union devlink_param_value *val,
 		return 0;
 	case OCTEP_DEVLINK_PARAM_ID_IPSEC_FLOWS:
 		return octep_ipsec_check_flows(val->vu8, extack);
+	case OCTEP_DEVLINK_PARAM_ID_RXWD_SKIP_VISITED:
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -97,6 +104,10 @@ static int octep_param_set(struct devlink *devlink, u32 id,
 		return 0;
 	case OCTEP_DEVLINK_PARAM_ID_IPSEC_FLOWS:
 		return octep_ipsec_set_flows(oct, ctx->val.vu8, extack);
+	case OCTEP_DEVLINK_PARAM_ID_RXWD_SKIP_VISITED:
+		/* Read by the watchdog's tick, octep_wd_skip(). */
+		WRITE_ONCE(oct->rxwd_skip_visited, ctx->val.vbool);
+		return 0;
 	}
 	return -EOPNOTSUPP;
 }
@@ -110,6 +121,12 @@ static const struct devlink_param octep_params[] = {
 	/* xfrm.c: which directions the IPsec offload may take. */
 	DEVLINK_PARAM_DRIVER(OCTEP_DEVLINK_PARAM_ID_IPSEC_FLOWS,
 			     "ipsec_flows", DEVLINK_PARAM_TYPE_U8,
+			     BIT(DEVLINK_PARAM_CMODE_RUNTIME),
+			     octep_param_get, octep_param_set,
+			     octep_param_validate),
+	/* watchdog.c: pass over a ring visited since the last tick. */
+	DEVLINK_PARAM_DRIVER(OCTEP_DEVLINK_PARAM_ID_RXWD_SKIP_VISITED,
+			     "rxwd_skip_visited", DEVLINK_PARAM_TYPE_BOOL,
 			     BIT(DEVLINK_PARAM_CMODE_RUNTIME),
 			     octep_param_get, octep_param_set,
 			     octep_param_validate),

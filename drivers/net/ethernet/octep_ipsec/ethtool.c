@@ -19,7 +19,7 @@ static const char * const octep_rx_names[] = {
 	"oq_declined", "oq_handed", "oq_bound", "oq_unseen", "rx_resync",
 	"rxwd_rescues", "rxwd_stalls", "tick_requests", "resend",
 	"rxwd_early", "oq_rearm_resched", "oq_deferred", "oq_busy",
-	"copybreak",
+	"copybreak", "rxwd_skipped",
 };
 
 static const char * const octep_rx_total_names[] = {
@@ -28,7 +28,7 @@ static const char * const octep_rx_total_names[] = {
 	"oq_declined", "oq_handed", "oq_bound", "oq_unseen", "rx_resync",
 	"rxwd_rescues", "rxwd_stalls", "tick_requests", "resend",
 	"rxwd_early", "oq_rearm_resched", "oq_deferred", "oq_busy",
-	"rx_copybreak",
+	"rx_copybreak", "rxwd_skipped",
 };
 
 #define OCTEP_RX_PASSES_MAX	8	/* index of passes_max: a max, not a sum */
@@ -94,6 +94,7 @@ static void octep_rx_vals(struct octep_oq *oq, u64 *v)
 	v[10] = atomic64_read(&oq->oq_handed);
 	v[20] = atomic64_read(&oq->oq_deferred);
 	v[21] = atomic64_read(&oq->oq_busy);
+	v[23] = atomic64_read(&oq->rxwd_skipped);
 }
 
 static void octep_tx_vals(struct octep_iq *iq, u64 *v)

@@ -118,6 +118,7 @@ struct octep_dev *octep_core_probe(struct device *dev,
 	oct->rx_level = OCTEP_RX_LEVEL_DEF;
 	oct->rx_time = OCTEP_RX_TIME_DEF;
 	oct->rxwd_period_us = OCTEP_RXWD_PERIOD_DEF_US;
+	oct->rxwd_skip_visited = true;
 	for (q = 0; q < oct->max_rings; q++) {
 		struct octep_qvec *qv = &oct->qv[q];
 

@@ -82,6 +82,7 @@ enum {
 	OCTEP_OQ_REFILL,	/* buffers could not all be posted */
 	OCTEP_OQ_PASS_HELD,	/* service=pass only: the old per-pass flag */
 	OCTEP_OQ_COMPLETING,	/* the poll is completing: enable to come */
+	OCTEP_OQ_VISITED,	/* a visit ended since the watchdog's last look */
 };
 
 /**
@@ -226,6 +227,8 @@ struct octep_rx_stats {
  *	timer polls the ring, the interrupt stays off meanwhile
  * @oq_busy: completions declined because a busy poller or netpoll owned
  *	the ring; it polls again before letting go
+ * @rxwd_skipped: watchdog looks passed over because a visit had ended
+ *	since the last look (devlink param rxwd_skip_visited)
  * @vlog: the flight recorder: the last OCTEP_VLOG_LEN polls, written by
  *	the poll (the ring's owner) only, read by the devlink health dump
  * @vlog_seq: the recorder's write sequence (seqcount: one writer)
@@ -253,6 +256,7 @@ struct octep_oq {
 	atomic64_t oq_handed;
 	atomic64_t oq_deferred;
 	atomic64_t oq_busy;
+	atomic64_t rxwd_skipped;
 	struct octep_visit_rec vlog[OCTEP_VLOG_LEN];
 	seqcount_t vlog_seq;
 	u32 vlog_head;
@@ -442,6 +446,7 @@ struct octep_qvec {
  * @wd_lock: serializes arming @wd_timer and @wd_on
  * @wd_on: the watchdog may be armed
  * @rxwd_period_us: devlink param rxwd_period_us (0: off)
+ * @rxwd_skip_visited: devlink param rxwd_skip_visited
  * @rxwd_ticks: watchdog expiries
  * @rxwd_runs: expiries that found packets
  * @quiesce_cycles: quiesces done
@@ -481,6 +486,7 @@ struct octep_dev {
 	spinlock_t wd_lock;	/* arming of wd_timer, wd_on */
 	bool wd_on;
 	u32 rxwd_period_us;
+	bool rxwd_skip_visited;
 	atomic64_t rxwd_ticks;
 	atomic64_t rxwd_runs;
 

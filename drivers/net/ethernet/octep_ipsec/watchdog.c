@@ -7,6 +7,10 @@
  * visit through napi_schedule_prep() like every other servicer, so a ring
  * held by a poll gets a note (MISSED) instead of a second servicer.
  *
+ * It passes over a ring a visit ended in since its last look
+ * (rxwd_skip_visited, octep_wd_skip()): the reads it saves are the ones a
+ * held ring turns away.
+ *
  * Tick requests: a visit that leaves work behind sets its ring's
  * OCTEP_OQ_TICK_REQ bit and calls octep_wd_request_tick(). The bit is
  * remembered until a tick looks at that ring, and every arming of the timer
@@ -91,6 +95,27 @@ static bool octep_wd_irq_in_flight(struct octep_qvec *qv)
 	       OCTEP_RXWD_TICK_US * NSEC_PER_USEC;
 }
 
+/*
+ * A ring a visit ended in since the last look needs no look now (the
+ * report's review point): if that visit left it, nothing visits it again,
+ * and the next tick looks. A ring that asked for this tick (rule 3) or is
+ * short of buffers is always looked at. The flag is a hint, not a
+ * handover: no data is read on its strength, so the atomic test-and-clear
+ * against the visit's set_bit() needs no further ordering.
+ */
+static bool octep_wd_skip(struct octep_qvec *qv)
+{
+	struct octep_oq *oq = &qv->oq;
+
+	if (!test_and_clear_bit(OCTEP_OQ_VISITED, &oq->flags) ||
+	    !READ_ONCE(qv->oct->rxwd_skip_visited) ||
+	    test_bit(OCTEP_OQ_TICK_REQ, &oq->flags) ||
+	    test_bit(OCTEP_OQ_REFILL, &oq->flags))
+		return false;
+	atomic64_inc(&oq->rxwd_skipped);
+	return true;
+}
+
 /* service=visit: look at one ring; schedule its NAPI if it has packets. */
 static bool octep_wd_look(struct octep_qvec *qv)
 {
@@ -99,6 +124,8 @@ static bool octep_wd_look(struct octep_qvec *qv)
 	bool asked;
 	u64 cnt;
 
+	if (octep_wd_skip(qv))
+		return false;
 	cnt = octep_rd64(qv->oct, OCTEP_SDP_R_OUT_CNTS(qv->idx)) &
 	      OCTEP_SDP_CNTS_COUNT;
 	/* This tick is the one the ring asked for, whatever it finds. */
