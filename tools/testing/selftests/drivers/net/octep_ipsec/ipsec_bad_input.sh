@@ -118,8 +118,8 @@ packet_refused "Replay window of 2048 packets: the flow table allows 1024" \
 	"$IPSEC_K128" 128 --dir in --esn --replay 2048
 
 out=$(ip xfrm state add src "$O_H" dst "$O_P" proto esp spi 0x3100 reqid 1 \
-	mode transport flag esn replay-window 64 $GCM "$IPSEC_K256" 128 \
-	offload dev "$HOST_IF" dir out 2>&1)
+	mode transport flag esn replay-window "$IPSEC_OUT_WINDOW" \
+	$GCM "$IPSEC_K256" 128 offload dev "$HOST_IF" dir out 2>&1)
 if ipsec_offloaded 0x3100 "$O_H" "$O_P" &&
    grep -q "in 0 out 1" "$SIM_DBG/ipsec/flows"; then
 	ktap_ok "accepted: AES-256 with ESN, in the block"

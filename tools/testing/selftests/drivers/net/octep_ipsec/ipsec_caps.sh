@@ -101,7 +101,8 @@ offloads()
 }
 
 check "every feature announced: the driver probes again" features "$ALL"
-offloads "all features, ESN tunnel IPv6" 6 mode tunnel flag esn replay-window 32
+offloads "all features, ESN tunnel IPv6" 6 mode tunnel flag esn \
+	replay-window "$IPSEC_OUT_WINDOW"
 
 check "no packet offload announced: the driver probes again" features 0xfd
 out=$(python3 "$XFRM_NL" state "$HOST_IP4" "$PEER_IP4" 0x3002 1 transport \
@@ -141,7 +142,7 @@ fi
 ip xfrm state flush
 
 check "no ESN announced: the driver probes again" features 0xfb
-fallback "no ESN: an ESN state" ESN 4 flag esn replay-window 32
+fallback "no ESN: an ESN state" ESN 4 flag esn replay-window "$IPSEC_OUT_WINDOW"
 offloads "no ESN: a state without ESN" 4
 
 check "no tunnel mode announced: the driver probes again" features 0xf7
