@@ -22,7 +22,7 @@
 # TCG, and a tick meanwhile counts a rescue the driver did not cause.
 
 source "$(dirname "$0")/lib.sh"
-require_cmd ip ethtool iperf3 python3 sysctl
+require_cmd ip ethtool iperf3 python3 sysctl devlink
 
 N=400		# datagrams a busy-poll round
 PORT=5599
