@@ -44,7 +44,7 @@ except socket.timeout:
     pass
 print(n)
 EOF
-	sleep 0.5
+	wait_for 20 udp_bound 7000 "$PEER_NS"
 	python3 - "$O_P" "$N" "$1" <<'EOF'
 import socket, sys
 s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)

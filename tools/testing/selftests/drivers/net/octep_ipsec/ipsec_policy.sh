@@ -167,12 +167,6 @@ run_in()
 	fi
 }
 
-# udp_bound WHERE PORT: a UDP socket is bound to PORT there.
-udp_bound()
-{
-	run_in "$1" ss -Hlun "sport = :$2" | grep -q .
-}
-
 # udp_count FROM DST PORT N [bypass]: FROM (host or peer) sends N UDP
 # datagrams to DST:PORT, from a socket with an outbound bypass policy if
 # asked; prints how many a socket bound to DST:PORT on the other side got
@@ -180,15 +174,16 @@ udp_bound()
 # and what went wrong if the test could not send.
 udp_count()
 {
-	local from=$1 dst=$2 port=$3 n=$4 how=${5:-plain} to=peer out stop pid err
+	local from=$1 dst=$2 port=$3 n=$4 how=${5:-plain} to=peer ns=$PEER_NS
+	local out stop pid err
 
-	[ "$from" = peer ] && to=host
+	[ "$from" = peer ] && to=host ns=
 	out=$(mktemp)
 	stop=$(mktemp -u)
 	run_in "$to" python3 -c "$UDP_RECV" "$dst" "$port" "$n" "$stop" \
 		>"$out" &
 	pid=$!
-	if ! wait_for 20 udp_bound "$to" "$port"; then
+	if ! wait_for 20 udp_bound "$port" "$ns"; then
 		err="no socket bound on the $to"
 	elif ! err=$(run_in "$from" python3 -c "$UDP_SEND" "$dst" "$port" \
 			"$n" "$how" 2>&1); then

@@ -225,6 +225,18 @@ wait_for()
 	return 0
 }
 
+# udp_bound PORT [NETNS]: true once a UDP socket is bound to PORT, in
+# NETNS if given. A receiver started in the background is waited for with
+# this, not a fixed sleep a busy host can outlast.
+udp_bound()
+{
+	if [ -n "${2:-}" ]; then
+		ip netns exec "$2" ss -Hlun "sport = :$1" | grep -q .
+	else
+		ss -Hlun "sport = :$1" | grep -q .
+	fi
+}
+
 # ------------------------------------------------------------- modules
 
 # lib_ko NAME: path of NAME.ko under OCTEP_KO_DIR, or nothing.
