@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Unit test of scripts/bench-plot: from a run's tables (a fixture copied
-# from scripts/bench's output) it writes both charts as PNG; from output
+# from scripts/bench's output) it writes every chart as PNG; from output
 # with no table it writes none and succeeds; a cut TCP table still draws.
 set -u
 
@@ -32,13 +32,14 @@ t "both tables: exit 0" '[ $? -eq 0 ]'
 t "the TCP chart is a PNG" 'png "$tmp/a-tcp.png"'
 t "the IPsec chart is a PNG" 'png "$tmp/a-ipsec.png"'
 t "the per-second chart is a PNG" 'png "$tmp/a-seconds.png"'
-t "the paths are printed" '[ "$out" = "$tmp/a-tcp.png"$'"'\n'"'"$tmp/a-seconds.png"$'"'\n'"'"$tmp/a-ipsec.png" ]'
+t "the host CPU chart is a PNG" 'png "$tmp/a-cpu.png"'
+t "the paths are printed" '[ "$out" = "$tmp/a-tcp.png"$'"'\n'"'"$tmp/a-seconds.png"$'"'\n'"'"$tmp/a-ipsec.png"$'"'\n'"'"$tmp/a-cpu.png" ]'
 echo "vm: up in 5 s" >"$tmp/none.txt"
 out=$("$plot" "$tmp/none.txt" "$tmp/b")
 t "no table: exit 0, no chart" '[ $? -eq 0 ] && [ -z "$out" ] && ! ls "$tmp"/b-* 2>/dev/null'
 sed -n '/^TCP, Mbit/,/^1 stream(s) from host/p' "$fix" >"$tmp/cut.txt"
 "$plot" "$tmp/cut.txt" "$tmp/c" >/dev/null
-t "a cut TCP table: its chart, no IPsec chart" 'png "$tmp/c-tcp.png" && [ ! -e "$tmp/c-ipsec.png" ]'
+t "a cut TCP table: its chart, no IPsec or CPU chart" 'png "$tmp/c-tcp.png" && [ ! -e "$tmp/c-ipsec.png" ] && [ ! -e "$tmp/c-cpu.png" ]'
 grep -v "^per second, 1 stream to host, pass" "$fix" >"$tmp/one.txt"
 "$plot" "$tmp/one.txt" "$tmp/d" >/dev/null
 t "one mode's seconds only: no per-second chart" '[ ! -e "$tmp/d-seconds.png" ] && png "$tmp/d-tcp.png"'
