@@ -11,8 +11,11 @@
 2. Every .rst under Documentation/ parses with docutils without an error
    or a warning (kernel-only roles and directives are accepted as no-ops).
 3. octep_ipsec.rst is under 500 lines, README.md under 150.
+   Every image an .rst shows (``.. figure::``, ``.. image::``) is a file
+   beside it, and a PNG if it says .png.
 4. Self-test: the counter check fails on a copy of octep_ipsec.rst with one
-   counter's mention removed, and the parse check fails on a broken title.
+   counter's mention removed, the parse check fails on a broken title, and
+   the image check on a figure that is not there.
 
 One line per check; exit status 1 if any check failed.
 """
@@ -150,6 +153,21 @@ def rst_problems(text, source):
     return stream.getvalue().strip()
 
 
+def images(text):
+    """The files an .rst's figure and image directives name."""
+    return re.findall(r'^\s*\.\. (?:figure|image):: *(\S+)\s*$', text, re.M)
+
+
+def is_image(path):
+    """PATH exists and, if it says .png, starts as a PNG does."""
+    try:
+        with open(path, 'rb') as f:
+            head = f.read(8)
+    except OSError:
+        return False
+    return not path.endswith('.png') or head == b'\x89PNG\r\n\x1a\n'
+
+
 def main():
     top = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                           os.path.join(os.path.dirname(__file__), '../..'))
@@ -188,6 +206,11 @@ def main():
         n = len(read(path).splitlines())
         report(n < limit, '%s: %d lines (limit: under %d)' % (path, n, limit))
 
+    for path in sorted(glob.glob('Documentation/**/*.rst', recursive=True)):
+        for img in images(read(path)):
+            f = os.path.join(os.path.dirname(path), img)
+            report(is_image(f), '%s: its figure %s is there' % (path, img))
+
     # 4. self-test: the checks can fail
     victim = next((c for c in counters if '``%s``' % c in rst_text), None)
     if victim is None:
@@ -207,6 +230,14 @@ def main():
                        'Title\n===\n\nText with an `unknown target`_.\n',
                        'self-test.rst')
     report(bool(bad), 'self-test: a broken .rst fails the docutils check')
+    with tempfile.NamedTemporaryFile('w', suffix='.png') as t:
+        t.write('not a picture\n')
+        t.flush()
+        report(images('Text.\n\n.. figure:: gone.png\n\n   Caption.\n') ==
+               ['gone.png'] and not is_image('Documentation/gone.png') and
+               not is_image(t.name),
+               'self-test: a figure not there, or not a PNG, fails the '
+               'image check')
 
     print('docs: %s' % ('all checks passed' if not failed else
                         '%d check(s) failed' % failed))
