@@ -43,5 +43,9 @@ t "a cut TCP table: its chart, no IPsec or CPU chart" 'png "$tmp/c-tcp.png" && [
 grep -v "^per second, 1 stream to host, pass" "$fix" >"$tmp/one.txt"
 "$plot" "$tmp/one.txt" "$tmp/d" >/dev/null
 t "one mode's seconds only: no per-second chart" '[ ! -e "$tmp/d-seconds.png" ] && png "$tmp/d-tcp.png"'
+printf '%s\n' "per second, 1 stream through the host, visit: 401 399 410" \
+	"per second, 1 stream through the host, pass: 388 270 402" >"$tmp/crawl.txt"
+out=$("$plot" "$tmp/crawl.txt" "$tmp/e")
+t "the crawl table's seconds: the per-second chart alone" '[ "$out" = "$tmp/e-seconds.png" ] && png "$tmp/e-seconds.png"'
 echo "# $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
