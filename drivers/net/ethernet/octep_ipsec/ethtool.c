@@ -301,6 +301,37 @@ static int octep_set_coalesce(struct net_device *netdev,
 	return 0;
 }
 
+static int octep_get_tunable(struct net_device *netdev,
+			     const struct ethtool_tunable *tuna, void *data)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+
+	if (tuna->id != ETHTOOL_RX_COPYBREAK)
+		return -EOPNOTSUPP;
+	*(u32 *)data = oct->rx_copybreak;
+	return 0;
+}
+
+/* rx-copybreak: frames up to this many bytes are copied (0: none). */
+static int octep_set_tunable(struct net_device *netdev,
+			     const struct ethtool_tunable *tuna,
+			     const void *data)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+	u32 v = *(const u32 *)data;
+
+	if (tuna->id != ETHTOOL_RX_COPYBREAK)
+		return -EOPNOTSUPP;
+	if (v > OCTEP_RX_COPYBREAK_MAX) {
+		netdev_info(netdev, "rx-copybreak %u is above %u\n", v,
+			    OCTEP_RX_COPYBREAK_MAX);
+		return -EINVAL;
+	}
+	/* Pairs with the READ_ONCE() at the start of each pass. */
+	WRITE_ONCE(oct->rx_copybreak, v);
+	return 0;
+}
+
 static void octep_get_ringparam(struct net_device *netdev,
 				struct ethtool_ringparam *ring,
 				struct kernel_ethtool_ringparam *kring,
@@ -502,6 +533,8 @@ const struct ethtool_ops octep_ethtool_ops = {
 	.get_ethtool_stats	= octep_get_ethtool_stats,
 	.get_coalesce		= octep_get_coalesce,
 	.set_coalesce		= octep_set_coalesce,
+	.get_tunable		= octep_get_tunable,
+	.set_tunable		= octep_set_tunable,
 	.get_ringparam		= octep_get_ringparam,
 	.set_ringparam		= octep_set_ringparam,
 	.get_channels		= octep_get_channels,

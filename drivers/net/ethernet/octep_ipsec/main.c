@@ -116,6 +116,7 @@ struct octep_dev *octep_core_probe(struct device *dev,
 	oct->rx_ring_size = OCTEP_RING_DEF;
 	oct->tx_ring_size = OCTEP_RING_DEF;
 	oct->rx_level = OCTEP_RX_LEVEL_DEF;
+	oct->rx_copybreak = OCTEP_RX_COPYBREAK;
 	oct->rx_time = OCTEP_RX_TIME_DEF;
 	oct->rxwd_period_us = OCTEP_RXWD_PERIOD_DEF_US;
 	oct->rxwd_skip_visited = true;

@@ -40,8 +40,12 @@
 #define OCTEP_RX_MAX_PKT	(OCTEP_RX_BUF_SIZE - OCTEP_SDP_RESP_HDR_LEN)
 #define OCTEP_MAX_MTU		(OCTEP_RX_MAX_PKT - ETH_HLEN - VLAN_HLEN)
 
-/* Frames this short are copied into a small skb (rx copybreak). */
+/*
+ * Frames this short are copied into a small skb and their page goes back to
+ * the pool (rx copybreak; the ethtool tunable rx-copybreak, up to the max).
+ */
 #define OCTEP_RX_COPYBREAK	256
+#define OCTEP_RX_COPYBREAK_MAX	1024
 
 /* A rescued ring whose first pass takes this many packets had been left. */
 #define OCTEP_STALL_PKTS	32
@@ -477,6 +481,7 @@ struct octep_dev {
 	u32 rx_ring_size;
 	u32 tx_ring_size;
 	u32 rx_level;
+	u32 rx_copybreak;	/* read by the polls without a lock */
 	u32 rx_time;
 	bool up;
 	bool quiesced;

@@ -228,6 +228,8 @@ static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
 	struct octep_qvec *qv = oq->qv;
 	struct octep_dev *oct = qv->oct;
 	struct device *dd = oct->sdp->dma_dev;
+	/* Set under RTNL; a pass that sees the old value is harmless. */
+	u32 copybreak = READ_ONCE(oct->rx_copybreak);
 	u32 mask = oq->size - 1;
 	u32 taken = 0, n;
 	u64 cnt;
@@ -285,7 +287,7 @@ static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
 		}
 		dma_sync_single_for_cpu(dd, dma + OCTEP_SDP_RESP_HDR_LEN, len,
 					DMA_FROM_DEVICE);
-		if (len <= OCTEP_RX_COPYBREAK)
+		if (len <= copybreak)
 			skb = octep_rx_copy(oq, napi, page, len, pi);
 		else
 			skb = octep_rx_build(napi, page, len);

@@ -11,6 +11,11 @@
 # Then the same burst of 1000-byte datagrams, which keep the page: the
 # test reports how many arrive and checks that every one that did not is
 # counted (UDP RcvbufErrors), so no loss goes uncounted.
+#
+# Last, the ethtool tunable rx-copybreak moves the line: above its
+# maximum it is refused; at 1024 a burst of 600-byte datagrams (a page
+# each, about 45 held, at the default) is copied and held whole; at 0
+# nothing is copied.
 
 source "$(dirname "$0")/lib.sh"
 require_cmd ip ethtool python3 nstat
@@ -18,7 +23,7 @@ require_cmd ip ethtool python3 nstat
 N=100
 PORT=5598
 
-ktap_plan 7
+ktap_plan 11
 
 check "modules load" octep_load || ktap_finish
 check "device 0 with 1 ring" octep_new 0 1 || ktap_finish
@@ -117,5 +122,31 @@ else
 	ktap_fail "1000-byte datagrams keep their page; each one not held is counted" \
 		"$got held + $((e1 - e0)) RcvbufErrors + $((d1 - d0)) rx_drops < $N, or rx_copybreak +$((c1 - c0))"
 fi
+
+if ethtool --set-tunable "$HOST_IF" rx-copybreak 1025 2>/dev/null; then
+	ktap_fail "rx-copybreak above 1024 is refused" "accepted"
+else
+	ktap_ok "rx-copybreak above 1024 is refused"
+fi
+ethtool --set-tunable "$HOST_IF" rx-copybreak 1024
+cb=$(ethtool --get-tunable "$HOST_IF" rx-copybreak 2>&1)
+[[ $cb == *"rx-copybreak: 1024"* ]] && ktap_ok "rx-copybreak 1024 is set" ||
+	ktap_fail "rx-copybreak 1024 is set" "$cb"
+c0=$(stat "$HOST_IF" rx_copybreak)
+got=$(burst 600)
+c1=$(stat "$HOST_IF" rx_copybreak)
+if [ "$got" = "$N" ] && [ "$((c1 - c0))" -ge "$N" ]; then
+	ktap_ok "at rx-copybreak 1024, 600-byte datagrams are copied and held whole"
+else
+	ktap_fail "at rx-copybreak 1024, 600-byte datagrams are copied and held whole" \
+		"$got of $N held, rx_copybreak +$((c1 - c0))"
+fi
+ethtool --set-tunable "$HOST_IF" rx-copybreak 0
+c0=$(stat "$HOST_IF" rx_copybreak)
+got=$(burst 64)
+c1=$(stat "$HOST_IF" rx_copybreak)
+[ "$((c1 - c0))" = 0 ] && ktap_ok "at rx-copybreak 0 nothing is copied ($got of $N held)" ||
+	ktap_fail "at rx-copybreak 0 nothing is copied" "rx_copybreak +$((c1 - c0))"
+ethtool --set-tunable "$HOST_IF" rx-copybreak 256
 
 ktap_finish
