@@ -44,7 +44,7 @@
  * Frames this short are copied into a small skb and their page goes back to
  * the pool (rx copybreak; the ethtool tunable rx-copybreak, up to the max).
  */
-#define OCTEP_RX_COPYBREAK	256
+#define OCTEP_RX_COPYBREAK	512
 #define OCTEP_RX_COPYBREAK_MAX	1024
 
 /* A rescued ring whose first pass takes this many packets had been left. */

@@ -4,8 +4,8 @@
 # Small datagrams are charged what they take, not a page. A receiver that
 # is not reading, with the default socket buffer (net.core.rmem_default),
 # must still hold a burst of 100 small UDP datagrams whole: a frame up to
-# 256 bytes is copied into a small skb (rx_copybreak) and its page goes
-# back to the pool. With a page charged per datagram the default buffer
+# rx-copybreak (512 bytes by default) is copied into a small skb
+# (rx_copybreak) and its page goes back to the pool. With a page charged per datagram the default buffer
 # holds about 45 of them and the rest are dropped at the socket.
 #
 # Then the same burst of 1000-byte datagrams, which keep the page: the
@@ -147,6 +147,6 @@ got=$(burst 64)
 c1=$(stat "$HOST_IF" rx_copybreak)
 [ "$((c1 - c0))" = 0 ] && ktap_ok "at rx-copybreak 0 nothing is copied ($got of $N held)" ||
 	ktap_fail "at rx-copybreak 0 nothing is copied" "rx_copybreak +$((c1 - c0))"
-ethtool --set-tunable "$HOST_IF" rx-copybreak 256
+ethtool --set-tunable "$HOST_IF" rx-copybreak 512	# the default
 
 ktap_finish
