@@ -125,8 +125,8 @@ else
 fi
 
 # Refused as out of range (EINVAL), not as a tunable the driver lacks.
-out=$(ethtool --set-tunable "$HOST_IF" rx-copybreak 1025 2>&1)
-if [ $? -ne 0 ] && [[ $out == *"Invalid argument"* ]]; then
+if ! out=$(ethtool --set-tunable "$HOST_IF" rx-copybreak 1025 2>&1) &&
+   [[ $out == *"Invalid argument"* ]]; then
 	ktap_ok "rx-copybreak above 1024 is refused"
 else
 	ktap_fail "rx-copybreak above 1024 is refused" "${out:-accepted}"
