@@ -78,6 +78,8 @@ static const struct osim_dbg_field osim_ring_fields[] = {
 	OSIM_RF("arrived_on_enable", oq.arrived_on_enable, u64),
 	OSIM_RF("resend_writes", oq.cnt.resend_writes, u64),
 	OSIM_RF("ack_excess", oq.cnt.ack_excess, u64),
+	OSIM_RF("out_left", oq.cnt.left, u64),
+	OSIM_RF("out_left_max_ns", oq.cnt.left_max_ns, u64),
 	/* output ring: packets */
 	OSIM_RF("out_pkts", oq.pkts, u64),
 	OSIM_RF("out_bytes", oq.bytes, u64),
@@ -105,6 +107,8 @@ static const struct osim_dbg_field osim_ring_fields[] = {
 	OSIM_RF("irq_in_masked_dropped", iq.cnt.masked_dropped, u64),
 	OSIM_RF("in_resend_writes", iq.cnt.resend_writes, u64),
 	OSIM_RF("in_ack_excess", iq.cnt.ack_excess, u64),
+	OSIM_RF("in_left", iq.cnt.left, u64),
+	OSIM_RF("in_left_max_ns", iq.cnt.left_max_ns, u64),
 	OSIM_RF("in_pkts", iq.pkts, u64),
 	OSIM_RF("in_bytes", iq.bytes, u64),
 	OSIM_RF("in_tso", iq.tso, u64),
@@ -385,6 +389,22 @@ static int osim_delay_set(void *data, u64 val)
 	return 0;
 }
 DEFINE_DEBUGFS_ATTRIBUTE(osim_delay_fops, osim_delay_get, osim_delay_set,
+			 "%llu\n");
+
+static int osim_left_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(((struct osim_dev *)data)->left_ns);
+	return 0;
+}
+
+static int osim_left_set(void *data, u64 val)
+{
+	if (!val || val > NSEC_PER_SEC * 10)
+		return -EINVAL;
+	WRITE_ONCE(((struct osim_dev *)data)->left_ns, val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(osim_left_fops, osim_left_get, osim_left_set,
 			 "%llu\n");
 
 /*
@@ -809,6 +829,7 @@ void osim_debugfs_dev_add(struct osim_dev *dev)
 	debugfs_create_file_unsafe("delay_share", 0600, dir, dev,
 				   &osim_share_fops);
 	debugfs_create_file_unsafe("stall_ms", 0600, dir, dev, &osim_stall_fops);
+	debugfs_create_file_unsafe("left_ns", 0600, dir, dev, &osim_left_fops);
 	debugfs_create_file_unsafe("host_sleep", 0200, dir, dev,
 				   &osim_sleep_fops);
 	debugfs_create_file_unsafe("engine_cpu", 0600, dir, dev, &osim_cpu_fops);

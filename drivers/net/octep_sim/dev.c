@@ -141,6 +141,7 @@ struct osim_dev *osim_dev_create(unsigned int id, unsigned int num_rings,
 	dev->num_rings = num_rings;
 	dev->resend_pending = OSIM_RESEND_NONZERO;
 	dev->masked = OSIM_MASKED_LATCH;
+	dev->left_ns = OSIM_LEFT_NS_DEF;
 	mutex_init(&dev->stub_lock);
 	atomic64_set(&dev->wire_drops, 0);
 	atomic64_set(&dev->bad_regs, 0);

@@ -25,6 +25,9 @@
  *    when the host sets the bit (as an MSI-X pending bit), or, with the
  *    device's masked setting "drop", lost. Which of the two the real block
  *    does is not known; a driver must be correct under both.
+ *
+ * Beside the rules, each count keeps the block's record of rings left
+ * (osim_cnt_silence()): the tests' ground truth for the report's bug.
  */
 #include <linux/bitfield.h>
 #include <linux/irq.h>
@@ -115,20 +118,22 @@ static void osim_irq_csd(void *info)
  *
  * Any context. The ring's lose_irq fault is applied here. Two sends before
  * the first is delivered make one interrupt (an edge is an edge).
+ *
+ * Return: false if the interrupt was lost (the fault, or the device going).
  */
-void osim_fire(struct osim_dev *dev, unsigned int hwirq)
+bool osim_fire(struct osim_dev *dev, unsigned int hwirq)
 {
 	struct osim_hwirq *h = &dev->hwirqs[hwirq];
 	int cpu;
 
 	if (test_bit(OSIM_F_DYING, &dev->flags))
-		return;
+		return false;
 	if (hwirq < dev->num_rings) {
 		struct osim_ring *ring = &dev->rings[hwirq];
 
 		if (atomic_add_unless(&ring->lose_irq, -1, 0)) {
 			atomic64_inc(&ring->irq_lost);
-			return;
+			return false;
 		}
 		atomic64_inc(&ring->irq_fired);
 	}
@@ -137,9 +142,10 @@ void osim_fire(struct osim_dev *dev, unsigned int hwirq)
 	if (cpu >= 0 && cpu != raw_smp_processor_id() && cpu_online(cpu)) {
 		/* -EBUSY: one is on its way there already. */
 		smp_call_function_single_async(cpu, &h->csd);
-		return;
+		return true;
 	}
 	irq_work_queue(&h->work);
+	return true;
 }
 
 /**
@@ -232,6 +238,36 @@ static u32 osim_cnt_level(const struct osim_cnt *c)
 }
 
 /*
+ * Under the lock, after every change of the rules' state: keep the block's
+ * own record of rings left. A count is silent while it holds packets with
+ * its interrupt enabled and no interrupt on its way (sent since the host's
+ * last CNTS write, latched, or due from the timer): the host will hear of
+ * it only by looking. A silence ends when that changes or when the host
+ * acknowledges packets (@looked: it is servicing the ring, and what it
+ * leaves starts a new one). One that lasted left_ns or more is a ring
+ * left. An interrupt sent and still being delivered is owed, so a host
+ * that reads the count before the interrupt arrives does not make one.
+ */
+static void osim_cnt_silence(struct osim_cnt *c, bool looked)
+{
+	bool silent = c->count && c->ena && !c->owed && !c->timer_armed;
+	ktime_t now;
+	u64 ns;
+
+	if (c->silent == silent && !(silent && looked))
+		return;
+	now = ktime_get();
+	if (c->silent) {
+		ns = ktime_to_ns(ktime_sub(now, c->silent_since));
+		c->left_max_ns = max(c->left_max_ns, ns);
+		if (ns >= READ_ONCE(c->ring->dev->left_ns))
+			c->left++;
+	}
+	c->silent = silent;
+	c->silent_since = now;
+}
+
+/*
  * Under the lock: raise the ring's interrupt; if disabled, latch it or
  * (masked=drop) lose it.
  */
@@ -248,7 +284,8 @@ static void osim_cnt_raise(struct osim_cnt *c, enum osim_cause cause)
 		c->latched = true;
 		return;
 	}
-	osim_fire(c->ring->dev, c->ring->idx);
+	if (osim_fire(c->ring->dev, c->ring->idx))
+		c->owed = true;
 }
 
 static void osim_cnt_arm(struct osim_cnt *c)
@@ -291,6 +328,7 @@ static enum hrtimer_restart osim_cnt_timer(struct hrtimer *t)
 					    c->time_us;
 			osim_cnt_raise(c, OSIM_CAUSE_TIMER);
 		}
+		osim_cnt_silence(c, false);
 	}
 	spin_unlock_irqrestore(lock, flags);
 	return HRTIMER_NORESTART;
@@ -342,6 +380,7 @@ void osim_cnt_add(struct osim_cnt *c, u32 n)
 	} else if (!old && new) {
 		osim_cnt_arm(c);	/* below the level: rose from zero */
 	}
+	osim_cnt_silence(c, false);
 }
 
 static bool osim_cnt_pending(const struct osim_cnt *c)
@@ -365,6 +404,8 @@ void osim_cnt_host_write(struct osim_cnt *c, u64 val)
 {
 	u32 n = FIELD_GET(OCTEP_SDP_CNTS_COUNT, val);
 
+	/* The host has looked: what was sent before is answered. */
+	c->owed = false;
 	if (n > c->count) {
 		c->ack_excess++;
 		n = c->count;
@@ -382,6 +423,7 @@ void osim_cnt_host_write(struct osim_cnt *c, u64 val)
 		if (osim_cnt_pending(c))
 			osim_cnt_raise(c, OSIM_CAUSE_RESEND);
 	}
+	osim_cnt_silence(c, n);
 }
 
 /**
@@ -410,8 +452,10 @@ void osim_cnt_levels_write(struct osim_cnt *c, u64 val)
 	c->ena = ena;
 	if (ena && c->latched) {
 		c->latched = false;
-		osim_fire(c->ring->dev, c->ring->idx);
+		if (osim_fire(c->ring->dev, c->ring->idx))
+			c->owed = true;
 	}
+	osim_cnt_silence(c, false);
 }
 
 /**

@@ -69,6 +69,12 @@ struct osim_dev;
 struct osim_ring;
 struct osim_ipsec;
 
+/*
+ * A count silent this long is a ring left (osim_cnt_silence()): two of the
+ * driver's watchdog ticks, past which a ring is more than rule 3's wait.
+ */
+#define OSIM_LEFT_NS_DEF	(2 * NSEC_PER_MSEC)
+
 /**
  * struct osim_cnt - a CNTS register and its INT_LEVELS: the interrupt rules
  * @count: packets (instructions) done and not acknowledged; written with
@@ -89,6 +95,12 @@ struct osim_ipsec;
  * @ack_excess: host writes that acknowledged more than was counted
  * @timer_after_us: the last timer raise came this long after its arming,
  *	in the model's clock (a test's reads may come much later)
+ * @owed: an interrupt was sent and the host has not written CNTS since
+ * @silent: packets counted, the interrupt enabled, and none sent, owed or
+ *	timed: nothing will tell the host (a ring left)
+ * @silent_since: when @silent began, in the model's clock
+ * @left: silences that lasted the device's left_ns or longer
+ * @left_max_ns: the longest silence ended so far
  *
  * All fields but @count are written under the ring side's lock.
  */
@@ -109,6 +121,11 @@ struct osim_cnt {
 	u64 resend_writes;
 	u64 ack_excess;
 	u64 timer_after_us;
+	bool owed;
+	bool silent;
+	ktime_t silent_since;
+	u64 left;
+	u64 left_max_ns;
 };
 
 /**
@@ -342,6 +359,7 @@ struct osim_sdp {
  * @resend_pending: enum osim_resend_pending
  * @masked: enum osim_masked
  * @delay_ns: fault: how long a delayed buffer write waits
+ * @left_ns: a count silent this long is a ring left (struct osim_cnt)
  * @delay_share: fault: share of packets delayed, per mille
  * @regs_off: offset the debugfs regs file reads
  * @stub: the host stub
@@ -397,6 +415,7 @@ struct osim_dev {
 	u32 masked;
 	u64 delay_ns;
 	u32 delay_share;
+	u64 left_ns;
 
 	u32 regs_off;
 	struct osim_stub stub;
@@ -431,7 +450,7 @@ void osim_cnt_host_write(struct osim_cnt *c, u64 val);
 void osim_cnt_levels_write(struct osim_cnt *c, u64 val);
 u64 osim_cnt_levels_read(const struct osim_cnt *c);
 void osim_cnt_stop(struct osim_cnt *c);
-void osim_fire(struct osim_dev *dev, unsigned int hwirq);
+bool osim_fire(struct osim_dev *dev, unsigned int hwirq);
 
 /* engine.c */
 int osim_engine_start(struct osim_dev *dev);
