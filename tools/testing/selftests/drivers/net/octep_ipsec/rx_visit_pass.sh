@@ -120,7 +120,7 @@ run()
 {
 	local mode=$1 cap=${2:-0} level=${3:-} json
 
-	RATE=0 STALLS=-1 RESCUES=-1 SHARE=-1 PAUSE_MED=-1
+	RATE=0 STALLS=-1 RESCUES=-1 SHARE=-1 PAUSE_MED=-1 LEFT=-1
 	octep_load "service=$mode" && octep_new 0 1 && peer_setup || return 1
 	# The engine and the ring's interrupt on CPU 1, the watchdog on CPU 0
 	# (lib.sh says why); the receiving iperf3 free to run on either.
@@ -152,7 +152,8 @@ run()
 	RATE=$(iperf_rate <<<"$json")
 	STALLS=$(stat "$HOST_IF" rxwd_stalls)
 	RESCUES=$(stat "$HOST_IF" rxwd_rescues)
-	ktap_diag "service=$mode: ${RATE} Mbit/s, rxwd_rescues $RESCUES, rxwd_stalls $STALLS, rxwd_early $(stat "$HOST_IF" rxwd_early), rxwd_runs $(stat "$HOST_IF" rxwd_runs), oq_declined $(stat "$HOST_IF" oq_declined), oq_handed $(stat "$HOST_IF" oq_handed), tick_requests $(stat "$HOST_IF" tick_requests)"
+	LEFT=$(sim_read ring0/out_left)
+	ktap_diag "service=$mode: ${RATE} Mbit/s, rxwd_rescues $RESCUES, rxwd_stalls $STALLS, block out_left $LEFT (longest silence $(sim_read ring0/out_left_max_ns) ns), rxwd_early $(stat "$HOST_IF" rxwd_early), rxwd_runs $(stat "$HOST_IF" rxwd_runs), oq_declined $(stat "$HOST_IF" oq_declined), oq_handed $(stat "$HOST_IF" oq_handed), tick_requests $(stat "$HOST_IF" tick_requests)"
 	ktap_diag "$(python3 "$GAPS" --port 5201 "$CAP/$mode.pcap" | sed "s/^/$mode capture: /")"
 	read -r SHARE PAUSE_MED < <(python3 "$GAPS" --port 5201 --json \
 		"$CAP/$mode.pcap" | python3 -c 'import json,sys
