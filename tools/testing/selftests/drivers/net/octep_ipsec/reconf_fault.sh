@@ -59,10 +59,18 @@ ff_off()
 	echo 0 >"$FF/fail_$1/times"
 }
 
-# pings: three pings to the peer, none lost.
+# pings: at least 3 of 5 pings to the peer answered. Not all: the streams
+# each way keep the wire's queue full, and it drops what does not fit (CI's
+# debug tier, 2026-12-03, a host loaded beyond CI's two guests: one ping
+# of three lost after a refused -G, every other check of the case passing).
+# A ring left dead would answer none: RSS keeps the pings on one ring.
 pings()
 {
-	ping -q -c 3 -i 0.2 -W 3 "$PEER_IP4" 2>&1 | grep -q " 0% packet loss"
+	local got
+
+	got=$(ping -q -c 5 -i 0.2 -W 3 "$PEER_IP4" 2>&1 |
+	      sed -n 's/.* \([0-9]*\) received.*/\1/p')
+	[ "${got:-0}" -ge 3 ]
 }
 
 # channels: the current combined count; sizes: "RX TX" ring sizes.
