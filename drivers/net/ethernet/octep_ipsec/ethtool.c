@@ -244,6 +244,41 @@ static int octep_get_coalesce(struct net_device *netdev,
 
 	ec->rx_max_coalesced_frames = oct->rx_level;
 	ec->rx_coalesce_usecs = oct->rx_time;
+	ec->tx_max_coalesced_frames = oct->tx_level;
+	ec->tx_coalesce_usecs = oct->tx_time;
+	return 0;
+}
+
+/*
+ * Transmit completions free skbs and wake a stopped queue. A level above
+ * the ring size never crosses; a level above 1 without a time threshold
+ * leaves the completions below it to whatever next schedules the poll,
+ * and a stopped queue with no receive traffic may wait for good.
+ */
+static int octep_check_tx_coalesce(struct octep_dev *oct,
+				   const struct ethtool_coalesce *ec,
+				   struct netlink_ext_ack *extack)
+{
+	if (!ec->tx_max_coalesced_frames) {
+		NL_SET_ERR_MSG_MOD(extack, "tx-frames (the completion level) must be at least 1");
+		return -EINVAL;
+	}
+	if (ec->tx_max_coalesced_frames > oct->tx_ring_size) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "tx-frames above the ring size (%u) would never interrupt",
+				       oct->tx_ring_size);
+		return -EINVAL;
+	}
+	if (ec->tx_max_coalesced_frames > 1 && !ec->tx_coalesce_usecs) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "tx-frames above 1 needs tx-usecs above 0, or completions below the level may never be reaped");
+		return -EINVAL;
+	}
+	if (ec->tx_coalesce_usecs > OCTEP_RX_TIME_MAX) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "tx-usecs is at most %u",
+				       OCTEP_RX_TIME_MAX);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -255,6 +290,7 @@ static int octep_set_coalesce(struct net_device *netdev,
 	struct octep_dev *oct = octep_from_netdev(netdev);
 	bool quiesce = oct->up && !oct->quiesced;
 	unsigned int q;
+	int err;
 
 	if (!ec->rx_max_coalesced_frames) {
 		NL_SET_ERR_MSG_MOD(extack, "rx-frames (the packet level) must be at least 1");
@@ -283,16 +319,23 @@ static int octep_set_coalesce(struct net_device *netdev,
 				       OCTEP_RX_TIME_MAX);
 		return -EINVAL;
 	}
+	err = octep_check_tx_coalesce(oct, ec, extack);
+	if (err)
+		return err;
 	if (quiesce)
 		octep_quiesce(oct);
 	oct->rx_level = ec->rx_max_coalesced_frames;
 	oct->rx_time = ec->rx_coalesce_usecs;
+	oct->tx_level = ec->tx_max_coalesced_frames;
+	oct->tx_time = ec->tx_coalesce_usecs;
 	if (oct->up) {
 		for (q = 0; q < oct->num_rings; q++) {
 			struct octep_qvec *qv = &oct->qv[q];
 
 			qv->oq_levels = octep_regs_oq_levels(oct->rx_level,
 							     oct->rx_time);
+			qv->iq_levels = octep_regs_oq_levels(oct->tx_level,
+							     oct->tx_time);
 			octep_regs_write_levels(qv, false);
 		}
 	}
@@ -370,6 +413,10 @@ static int octep_set_ringparam(struct net_device *netdev,
 	}
 	if (ring->rx_pending < oct->rx_level) {
 		NL_SET_ERR_MSG_MOD(extack, "rx ring smaller than the packet level (rx-frames)");
+		return -EINVAL;
+	}
+	if (ring->tx_pending < oct->tx_level) {
+		NL_SET_ERR_MSG_MOD(extack, "tx ring smaller than the completion level (tx-frames)");
 		return -EINVAL;
 	}
 	if (ring->rx_pending == oct->rx_ring_size &&
@@ -523,7 +570,9 @@ static int octep_set_link_ksettings(struct net_device *netdev,
 
 const struct ethtool_ops octep_ethtool_ops = {
 	.supported_coalesce_params = ETHTOOL_COALESCE_RX_USECS |
-				     ETHTOOL_COALESCE_RX_MAX_FRAMES,
+				     ETHTOOL_COALESCE_RX_MAX_FRAMES |
+				     ETHTOOL_COALESCE_TX_USECS |
+				     ETHTOOL_COALESCE_TX_MAX_FRAMES,
 	.get_drvinfo		= octep_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
 	.get_link_ksettings	= octep_get_link_ksettings,

@@ -118,6 +118,8 @@ struct octep_dev *octep_core_probe(struct device *dev,
 	oct->rx_level = OCTEP_RX_LEVEL_DEF;
 	oct->rx_copybreak = OCTEP_RX_COPYBREAK;
 	oct->rx_time = OCTEP_RX_TIME_DEF;
+	oct->tx_level = OCTEP_TX_LEVEL_DEF;
+	oct->tx_time = OCTEP_TX_TIME_DEF;
 	oct->rxwd_period_us = OCTEP_RXWD_PERIOD_DEF_US;
 	oct->rxwd_skip_visited = true;
 	for (q = 0; q < oct->max_rings; q++) {

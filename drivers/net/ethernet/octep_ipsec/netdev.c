@@ -150,7 +150,8 @@ static int octep_datapath_up(struct octep_dev *oct, struct octep_ring_mem *mem)
 
 		qv->oq_levels = octep_regs_oq_levels(oct->rx_level,
 						     oct->rx_time);
-		qv->iq_levels = octep_regs_oq_levels(1, 0);
+		qv->iq_levels = octep_regs_oq_levels(oct->tx_level,
+						     oct->tx_time);
 		/*
 		 * Added disabled: the page pool is bound to it, and
 		 * page_pool_destroy() wants it disabled, which it is at every

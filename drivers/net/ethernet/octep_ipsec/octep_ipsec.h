@@ -63,6 +63,9 @@
 #define OCTEP_RX_LEVEL_DEF	1
 #define OCTEP_RX_TIME_DEF	0
 #define OCTEP_RX_TIME_MAX	((u32)(OCTEP_SDP_INT_LEVELS_TIME >> 32))
+/* Transmit completions: an interrupt for each, as before ethtool -C tx-*. */
+#define OCTEP_TX_LEVEL_DEF	1
+#define OCTEP_TX_TIME_DEF	0
 
 enum octep_service {
 	OCTEP_SERVICE_VISIT,
@@ -443,6 +446,8 @@ struct octep_qvec {
  * @tx_ring_size: ethtool -G tx
  * @rx_level: OUT_INT_LEVELS packet level (ethtool -C rx-frames)
  * @rx_time: OUT_INT_LEVELS time threshold (ethtool -C rx-usecs)
+ * @tx_level: IN_INT_LEVELS packet level (ethtool -C tx-frames)
+ * @tx_time: IN_INT_LEVELS time threshold (ethtool -C tx-usecs)
  * @up: the datapath is set up (rings allocated, NAPIs added)
  * @quiesced: the NAPIs are disabled by octep_quiesce()
  * @qv: ring pairs; statistics survive ring reallocation
@@ -483,6 +488,8 @@ struct octep_dev {
 	u32 rx_level;
 	u32 rx_copybreak;	/* read by the polls without a lock */
 	u32 rx_time;
+	u32 tx_level;
+	u32 tx_time;
 	bool up;
 	bool quiesced;
 	struct octep_qvec qv[OCTEP_SDP_MAX_RINGS];
