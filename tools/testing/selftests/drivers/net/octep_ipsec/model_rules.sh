@@ -18,7 +18,10 @@
 #    packets again when credits return; the fill fault does the same;
 #  - a delayed buffer is counted before its length word is written;
 #  - the input side's count raises on its own crossing;
-#  - an engine stall holds packets back for its time.
+#  - an engine stall holds packets back for its time;
+#  - the block's record of rings left (out_left): a count the host was not
+#    told of, silent for left_ns, counts once the host looks; one whose
+#    interrupt was sent does not, however long the host takes.
 
 source "$(dirname "$0")/lib.sh"
 
@@ -126,7 +129,7 @@ stub_len0()
 
 # ------------------------------------------------------------ setup
 
-ktap_plan 31
+ktap_plan 35
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 # shellcheck disable=SC2034 # lib.sh unloads what it finds loaded
@@ -381,6 +384,38 @@ elif [ "$stalled" = "$p" ] && [ "$(rv 0 out_pkts)" = $((p + 1)) ] &&
 else
 	ktap_fail "an engine stall holds packets for its time, counted" \
 		"out_pkts $p, $stalled during, $(rv 0 out_pkts) after; stalls $(sim_read stalls)"
+fi
+
+# ------------------------------------------------------------ rings left
+
+ack_all 0
+reg_write $OUT_INT_LEVELS 0 "$(levels 1 0 $ENA)"
+l0=$(rv 0 out_left)
+# Sent and answered 300 ms later: the host was told, nothing was left.
+inject 0 1
+sleep 0.3
+ack_all 0
+expect "an interrupt sent, answered late, is no ring left" 0 out_left "$l0"
+# Its interrupt lost: silent until the host looks, then counted.
+echo 1 >"$SIM_DBG/ring0/lose_irq"
+inject 0 1
+sleep 0.3
+ack_all 0
+expect "a packet whose interrupt was lost is a ring left, counted" \
+	0 out_left $((l0 + 1))
+# A host write that acknowledges some and leaves the rest, the interrupt
+# enabled, no timer: nothing will tell the host of the rest.
+inject 0 3
+reg_write $OUT_CNTS 0 1
+sleep 0.3
+ack_all 0
+expect "packets a host write leaves behind unannounced are a ring left" \
+	0 out_left $((l0 + 2))
+if [ "$(rv 0 out_left_max_ns)" -ge 300000000 ]; then
+	ktap_ok "the longest silence is kept, in the model's clock"
+else
+	ktap_fail "the longest silence is kept, in the model's clock" \
+		"out_left_max_ns $(rv 0 out_left_max_ns)"
 fi
 
 ktap_finish
