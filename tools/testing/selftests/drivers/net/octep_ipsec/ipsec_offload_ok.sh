@@ -30,20 +30,7 @@ send()
 	local out
 
 	out=$(mktemp)
-	in_peer python3 - "$O_P" >"$out" <<'EOF' &
-import socket, sys
-s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-s.bind((sys.argv[1], 7000))
-s.settimeout(3)
-n = 0
-try:
-    while True:
-        s.recv(2048)
-        n += 1
-except socket.timeout:
-    pass
-print(n)
-EOF
+	in_peer python3 - "$O_P" 7000 "$N" "$out.sent" >"$out" <<<"$UDP_COUNT" &
 	wait_for 20 udp_bound 7000 "$PEER_NS"
 	python3 - "$O_P" "$N" "$1" <<'EOF'
 import socket, sys
@@ -57,9 +44,10 @@ for i in range(int(sys.argv[2])):
     except OSError:
         pass	# a drop the stack reports (packet offload): go on
 EOF
+	touch "$out.sent"
 	wait
 	cat "$out"
-	rm -f "$out"
+	rm -f "$out" "$out.sent"
 }
 
 for type in crypto packet; do
