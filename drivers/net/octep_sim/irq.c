@@ -260,6 +260,7 @@ static void osim_cnt_silence(struct osim_cnt *c, bool looked)
 	if (c->silent) {
 		ns = ktime_to_ns(ktime_sub(now, c->silent_since));
 		c->left_max_ns = max(c->left_max_ns, ns);
+		/* Pairs with the WRITE_ONCE() in osim_left_set(). */
 		if (ns >= READ_ONCE(c->ring->dev->left_ns))
 			c->left++;
 	}
