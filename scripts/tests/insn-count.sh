@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Unit test of scripts/insn-count.c, the QEMU plugin behind scripts/vm
+# --insns: built as scripts/vm builds it, it must load into this host's
+# QEMU and count exactly. The guest is a 64 KiB firmware whose reset
+# vector runs "mov cx, 1000; l: dec cx; jnz l; mov al, 1; out 0xf4, al;
+# hlt": 3 + 999 * 2 + 3 = 2004 instructions on vCPU 0 (the loop's first
+# pass is in the first block), none on vCPU 1 (it waits for a SIPI), and
+# QEMU exits with the debug port's status.
+set -u
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+t()
+{
+	if eval "$2"; then
+		pass=$((pass + 1))
+		echo "ok $((pass + fail)) $1"
+	else
+		fail=$((fail + 1))
+		echo "not ok $((pass + fail)) $1${3:+: $3}"
+	fi
+}
+
+cc -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -pthread \
+	-o "$tmp/insn-count.so" "$top/scripts/insn-count.c" 2>"$tmp/cc.log"
+rc=$?
+t "builds without a warning" '[ $rc -eq 0 ]' "$(head -c 600 "$tmp/cc.log")"
+{ head -c 65520 /dev/zero; printf '\271\350\003\111\165\375\260\001\346\364\364';
+  head -c 5 /dev/zero; } >"$tmp/fw.bin"
+run()
+{
+	timeout -k 2 60 "${VM_QEMU:-qemu-system-x86_64}" -nodefaults \
+		-no-user-config -display none -accel tcg -smp 2 -m 16M \
+		-bios "$tmp/fw.bin" -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+		-plugin "$tmp/insn-count.so,$1" </dev/null >"$tmp/qemu.log" 2>&1
+}
+run "out=$tmp/insns,vcpus=2"
+rc=$?
+t "QEMU loads it and runs the firmware to its exit port" '[ $rc -eq 3 ]' \
+	"$(head -c 600 "$tmp/qemu.log")"
+t "2004 instructions on vCPU 0, none on vCPU 1" \
+	'[ "$(cat "$tmp/insns" 2>/dev/null)" = "2004 0" ]' \
+	"got '$(cat "$tmp/insns" 2>/dev/null)'"
+t "no temporary file left" '[ ! -e "$tmp/insns.tmp" ]'
+run "out=$tmp/bad,vcpus=0"
+rc=$?
+t "vcpus=0 refused: QEMU does not start" '[ $rc -ne 3 ] && [ ! -e "$tmp/bad" ]'
+run "vcpus=2,bogus=1"
+rc=$?
+t "an unknown argument refused" '[ $rc -ne 3 ] && grep -q "unknown argument bogus=1" "$tmp/qemu.log"'
+echo "# $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
