@@ -3,7 +3,8 @@
 #
 # Unit test of scripts/bench-plot: from a run's tables (a fixture copied
 # from scripts/bench's output) it writes every chart as PNG; from output
-# with no table it writes none and succeeds; a cut TCP table still draws.
+# with no table it writes none and succeeds; a cut TCP table still draws;
+# the CPU table counted in instructions (scripts/vm --insns) draws too.
 set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,7 +22,7 @@ t()
 		echo "ok $((pass + fail)) $1"
 	else
 		fail=$((fail + 1))
-		echo "not ok $((pass + fail)) $1"
+		echo "not ok $((pass + fail)) $1${3:+: $3}"
 	fi
 }
 
@@ -47,5 +48,14 @@ printf '%s\n' "per second, 1 stream through the host, visit: 401 399 410" \
 	"per second, 1 stream through the host, pass: 388 270 402" >"$tmp/crawl.txt"
 out=$("$plot" "$tmp/crawl.txt" "$tmp/e")
 t "the crawl table's seconds: the per-second chart alone" '[ "$out" = "$tmp/e-seconds.png" ] && png "$tmp/e-seconds.png"'
+out=$("$plot" "$top/scripts/tests/fixtures/bench-cpu-insns.txt" "$tmp/f")
+t "the CPU table in instructions (--insns): its chart alone" '[ "$out" = "$tmp/f-cpu.png" ] && png "$tmp/f-cpu.png"'
+rows=$(python3 -c 'import importlib.machinery as m, sys
+mod = m.SourceFileLoader("bp", sys.argv[1]).load_module()
+rate, unit, cols, rows = mod.cpu_rows(open(sys.argv[2]).read().splitlines())
+print(rate, unit, len(cols), len(rows), *(len(r[1]) for r in rows))' \
+	"$plot" "$top/scripts/tests/fixtures/bench-cpu-insns.txt" 2>&1)
+t "its rate, unit, 4 columns and 7 rows of 4 cells, not the idle line" \
+	'[ "$rows" = "30 Minsn 4 7 4 4 4 4 4 4 4" ]' "got '$rows'"
 echo "# $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
