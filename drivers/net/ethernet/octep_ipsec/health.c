@@ -282,6 +282,7 @@ static const char * const octep_end_names[] = {
 	[OCTEP_END_TX] = "tx",
 	[OCTEP_END_HANDED] = "note",
 	[OCTEP_END_BUSY] = "busy",
+	[OCTEP_END_GATED] = "gated",
 };
 
 /*

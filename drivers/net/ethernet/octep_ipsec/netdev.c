@@ -71,6 +71,8 @@ static void octep_datapath_down(struct octep_dev *oct)
 	}
 	oct->up = false;
 	oct->quiesced = false;
+	oct->gated = false;
+	oct->napi_off = false;
 }
 
 /**
@@ -142,9 +144,15 @@ static int octep_datapath_up(struct octep_dev *oct, struct octep_ring_mem *mem)
 	u32 fail;
 	int err;
 
-	/* Down with every ring pair owned, so a failure unwinds them. */
+	/*
+	 * Down with every ring pair owned, so a failure unwinds them; the
+	 * NAPIs are added disabled and the gate closed: octep_resume() opens
+	 * both.
+	 */
 	oct->up = true;
 	oct->quiesced = true;
+	oct->gated = true;
+	oct->napi_off = true;
 	for (q = 0; q < oct->num_rings; q++) {
 		struct octep_qvec *qv = &oct->qv[q];
 
@@ -197,12 +205,16 @@ err:
  * @oct: device, under RTNL
  *
  * The watchdog is stopped first (hrtimer_cancel() waits out a tick), then
- * each NAPI is disabled: napi_disable() waits out a visit in progress. The
- * wait is bounded by one poll: NAPI completes a poll that used its budget
- * instead of repolling it once a disable is pending. Waits are counted and
- * the longest kept. Then the interrupts are turned off and synchronized.
- * The rings stay enabled and their counts untouched: octep_resume() owes
- * each ring a visit.
+ * the gate is closed and each ring pair's polls are waited for: a poll that
+ * finds the gate closed leaves the ring alone, and one already inside stops
+ * at its next packet (octep_oq_pass()), so the wait is one packet and the
+ * poll's end, not a visit, and the NAPIs stay enabled: a poll scheduled and
+ * not yet run is not waited for. The wait spins (cpu_relax()): the poll runs
+ * with BH disabled on another CPU and is about to leave, and a sleep would
+ * add the waker's own scheduling latency to it. Waits are counted and the
+ * longest kept. Then the interrupts are turned off and synchronized. The
+ * rings stay enabled and their counts untouched: octep_resume() owes each
+ * ring a visit.
  */
 void octep_quiesce(struct octep_dev *oct)
 {
@@ -213,30 +225,32 @@ void octep_quiesce(struct octep_dev *oct)
 	if (!oct->up || oct->quiesced)
 		return;
 	octep_wd_stop(oct);
+	WRITE_ONCE(oct->gated, true);
+	/* Pairs with smp_mb__after_atomic() in octep_poll_enter(). */
+	smp_mb();
 	for (q = 0; q < oct->num_rings; q++) {
-		struct napi_struct *napi = &oct->qv[q].napi;
-		bool held = test_bit(NAPI_STATE_SCHED, &napi->state);
-		u64 t0 = ktime_get_ns(), dt;
+		struct octep_qvec *qv = &oct->qv[q];
+		u64 t0, dt;
 
-		napi_disable(napi);
-		dt = ktime_get_ns() - t0;
-		if (held) {
-			waits++;
-			longest = max(longest, dt);
-			oct->quiesce_waits++;
-			if (dt > oct->quiesce_wait_max_ns)
-				oct->quiesce_wait_max_ns = dt;
+		/* Pairs with octep_poll_leave(): its ring writes are done. */
+		if (!atomic_read_acquire(&qv->inside))
+			continue;
+		t0 = ktime_get_ns();
+		while (atomic_read_acquire(&qv->inside)) {
+			cpu_relax();
+			cond_resched();
 		}
+		dt = ktime_get_ns() - t0;
+		waits++;
+		longest = max(longest, dt);
+		oct->quiesce_waits++;
+		if (dt > oct->quiesce_wait_max_ns)
+			oct->quiesce_wait_max_ns = dt;
 	}
 	/*
-	 * napi_disable() returns once SCHED is given back, but the poll that
-	 * gave it back may still be about to re-enable its interrupt (see
-	 * octep_napi_poll()). Polls run with BH disabled, an RCU read-side
-	 * section: after synchronize_net() none is still running, and the
-	 * disable below cannot be overtaken by its enable. Found by the spin
-	 * model (spec/octep_rx.pml, run teeth-sync-net-driver).
+	 * No poll is inside and none will touch a ring or re-enable an
+	 * interrupt until the gate opens: the disable below stays.
 	 */
-	synchronize_net();
 	for (q = 0; q < oct->num_rings; q++) {
 		octep_regs_write_levels(&oct->qv[q], false);
 		synchronize_irq(oct->qv[q].irq);
@@ -250,10 +264,12 @@ void octep_quiesce(struct octep_dev *oct)
  * octep_resume() - undo octep_quiesce()
  * @oct: device, under RTNL
  *
- * Every ring is scheduled once: a servicer turned away while the NAPIs were
- * disabled left no note, so the resume pays what it owed. The interrupts
- * come back on when those polls complete. The watchdog restarts through
- * the soonest-wins arming, so a pending tick request is kept.
+ * The NAPIs are enabled if they were disabled, the gate opened, and every
+ * ring scheduled once: a servicer turned away while the gate was closed left
+ * no visit behind it, so the resume pays what it owed. A poll still leaving
+ * through the closed gate finds the schedule's note and polls again. The
+ * interrupts come back on when those polls complete. The watchdog restarts
+ * through the soonest-wins arming, so a pending tick request is kept.
  */
 void octep_resume(struct octep_dev *oct)
 {
@@ -262,8 +278,13 @@ void octep_resume(struct octep_dev *oct)
 	ASSERT_RTNL();
 	if (!oct->up || !oct->quiesced)
 		return;
-	for (q = 0; q < oct->num_rings; q++)
-		napi_enable(&oct->qv[q].napi);
+	if (oct->napi_off) {
+		for (q = 0; q < oct->num_rings; q++)
+			napi_enable(&oct->qv[q].napi);
+		oct->napi_off = false;
+	}
+	/* Pairs with octep_poll_enter(): what was set while closed is seen. */
+	smp_store_release(&oct->gated, false);
 	oct->quiesced = false;
 	local_bh_disable();
 	for (q = 0; q < oct->num_rings; q++)
@@ -279,12 +300,14 @@ void octep_resume(struct octep_dev *oct)
  * The polls are quiesced first. A poll that completes instructions wakes
  * its queue when the ring has room (octep_iq_reap()), stopped or not, so a
  * queue stopped while the polls still ran could be woken behind our back
- * and sent into a ring being freed or rebuilt. With every NAPI disabled
- * and the interrupts off nothing wakes a queue; netif_tx_disable() then
+ * and sent into a ring being freed or rebuilt. With the gate closed and
+ * the interrupts off nothing wakes a queue; netif_tx_disable() then
  * stops each one under its xmit lock, which waits out an xmit in progress.
  * Transmits that get in before it only fill the old ring, which the block
  * still serves; what is left in flight is dropped and counted when it is
- * freed.
+ * freed. The NAPIs are disabled as well, as freeing the rings (the page
+ * pools, netif_napi_del()) needs: a poll still scheduled runs, finds the
+ * gate closed and gives SCHED back, so napi_disable() does not wait long.
  */
 static void octep_tx_stop(struct octep_dev *oct)
 {
@@ -292,6 +315,11 @@ static void octep_tx_stop(struct octep_dev *oct)
 	unsigned int q;
 
 	octep_quiesce(oct);
+	if (oct->up && !oct->napi_off) {
+		for (q = 0; q < oct->num_rings; q++)
+			napi_disable(&oct->qv[q].napi);
+		oct->napi_off = true;
+	}
 	netif_tx_disable(netdev);
 	/*
 	 * The stack's watchdog takes a queue stopped for watchdog_timeo

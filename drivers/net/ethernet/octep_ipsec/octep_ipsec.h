@@ -117,6 +117,7 @@ enum octep_ask {
  * @OCTEP_END_TX: transmit completions were left: NAPI polls again
  * @OCTEP_END_HANDED: the completion found a note and polls again
  * @OCTEP_END_BUSY: a busy poller or netpoll owns the ring and polls again
+ * @OCTEP_END_GATED: a quiesce stopped the visit; the resume schedules it
  */
 enum octep_visit_end {
 	OCTEP_END_COMPLETED,
@@ -124,6 +125,7 @@ enum octep_visit_end {
 	OCTEP_END_TX,
 	OCTEP_END_HANDED,
 	OCTEP_END_BUSY,
+	OCTEP_END_GATED,
 };
 
 /* Polls each ring's flight recorder keeps (the devlink health dump). */
@@ -413,6 +415,8 @@ struct octep_ring_mem {
  * @enabled_ns: when a poll last re-enabled the interrupt (ktime_get_ns())
  * @asks: OCTEP_ASK_* bits: who asked for a visit since the poll took them
  *	(octep_qv_schedule() sets, octep_napi_poll() takes)
+ * @inside: polls of this pair past their entry and not yet returned; the
+ *	quiesce waits for zero (octep_poll_enter())
  * @irq: Linux IRQ
  * @irq_requested: @irq is requested
  * @health: what the health check saw (health.c)
@@ -428,6 +432,7 @@ struct octep_qvec {
 	u64 iq_levels;
 	u64 enabled_ns;
 	unsigned long asks;
+	atomic_t inside;
 	int irq;
 	bool irq_requested;
 	struct octep_ring_health health;
@@ -449,7 +454,12 @@ struct octep_qvec {
  * @tx_level: IN_INT_LEVELS packet level (ethtool -C tx-frames)
  * @tx_time: IN_INT_LEVELS time threshold (ethtool -C tx-usecs)
  * @up: the datapath is set up (rings allocated, NAPIs added)
- * @quiesced: the NAPIs are disabled by octep_quiesce()
+ * @quiesced: servicing stopped by octep_quiesce(): the gate closed, no poll
+ *	inside, the interrupts off, the watchdog stopped
+ * @gated: the gate: a poll that finds it set leaves the rings alone; set
+ *	under RTNL, read by the polls (octep_poll_enter())
+ * @napi_off: the NAPIs are disabled as well (a datapath just set up, or
+ *	one about to be freed: octep_tx_stop())
  * @qv: ring pairs; statistics survive ring reallocation
  * @wd_timer: the receive watchdog (watchdog.c)
  * @wd_lock: serializes arming @wd_timer and @wd_on
@@ -459,7 +469,7 @@ struct octep_qvec {
  * @rxwd_ticks: watchdog expiries
  * @rxwd_runs: expiries that found packets
  * @quiesce_cycles: quiesces done
- * @quiesce_waits: quiesces that had to wait out a visit
+ * @quiesce_waits: quiesces that had to wait for a poll to leave
  * @quiesce_wait_max_ns: longest such wait
  * @health_work: the periodic health check of the rings (health.c)
  * @reset_work: recovers the rings the check or a timeout found dead
@@ -492,6 +502,8 @@ struct octep_dev {
 	u32 tx_time;
 	bool up;
 	bool quiesced;
+	bool gated;
+	bool napi_off;
 	struct octep_qvec qv[OCTEP_SDP_MAX_RINGS];
 
 	struct hrtimer wd_timer;

@@ -255,6 +255,9 @@ static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
 		dma_addr_t dma;
 		u64 len, ext;
 
+		/* A quiesce waits for this poll: stop at the next packet. */
+		if (napi && unlikely(READ_ONCE(oct->gated)))
+			break;
 		page = oq->pages[oq->head];
 		dma = page_pool_get_dma_addr(page) + OCTEP_RX_HEADROOM;
 		hdr = page_address(page) + OCTEP_RX_HEADROOM;
@@ -381,7 +384,8 @@ static int octep_oq_visit(struct octep_qvec *qv, int budget,
 			stall = true;
 		passes++;
 		done += taken;
-	} while (taken && done < budget && !pi.unseen);
+	} while (taken && done < budget && !pi.unseen &&
+		 !READ_ONCE(qv->oct->gated));
 
 	/* The poll owns the ring: the only writer of its stats. */
 	u64_stats_update_begin(&oq->stats.syncp);
@@ -538,16 +542,42 @@ static void octep_rearm_reread(struct octep_qvec *qv)
 	__napi_schedule(&qv->napi);
 }
 
-/**
- * octep_napi_poll() - NAPI poll of a ring pair: reap transmit, visit receive
- * @napi: the ring pair's NAPI context
- * @budget: packets this poll may take from the output ring
- *
- * Return: packets' buffers taken, or @budget to stay scheduled.
+/*
+ * The quiesce's gate (octep_quiesce()). The poll counts itself inside and
+ * then reads the gate; the quiesce closes the gate and then reads the
+ * count. Each side writes, then reads what the other wrote, with a full
+ * barrier between: either this poll sees the gate closed or the quiesce
+ * sees the poll and waits for it to leave.
  */
-int octep_napi_poll(struct napi_struct *napi, int budget)
+static bool octep_poll_enter(struct octep_qvec *qv)
 {
-	struct octep_qvec *qv = container_of(napi, struct octep_qvec, napi);
+	atomic_inc(&qv->inside);
+	/* Pairs with smp_mb() in octep_quiesce(). */
+	smp_mb__after_atomic();
+	/*
+	 * Pairs with the resume's smp_store_release(): a poll that finds the
+	 * gate open sees what was written while it was closed (the levels).
+	 */
+	return !smp_load_acquire(&qv->oct->gated);
+}
+
+static void octep_poll_leave(struct octep_qvec *qv)
+{
+	/*
+	 * What the poll did to the ring and its registers before the count
+	 * drops; pairs with atomic_read_acquire() in octep_quiesce().
+	 */
+	smp_mb__before_atomic();
+	atomic_dec(&qv->inside);
+}
+
+/*
+ * The poll proper, between octep_poll_enter() and octep_poll_leave(): reap
+ * transmit, visit receive, complete and re-enable the interrupt.
+ */
+static int octep_poll_ring(struct octep_qvec *qv, int budget)
+{
+	struct napi_struct *napi = &qv->napi;
 	struct octep_oq *oq = &qv->oq;
 	struct octep_visit_rec vr = {}, *rec;
 	unsigned long owned;
@@ -565,6 +595,16 @@ int octep_napi_poll(struct napi_struct *napi, int budget)
 		vr.end = done >= budget ? OCTEP_END_BUDGET : OCTEP_END_TX;
 		octep_vlog_put(oq, &vr);
 		return budget;
+	}
+	if (unlikely(READ_ONCE(qv->oct->gated))) {
+		/*
+		 * A quiesce came in during the visit, which stopped short:
+		 * the resume owes the ring a visit. The interrupt stays off.
+		 */
+		vr.end = OCTEP_END_GATED;
+		octep_vlog_put(oq, &vr);
+		napi_complete_done(napi, done);
+		return done;
 	}
 	/*
 	 * A busy poller or netpoll calling this poll owns the ring: then
@@ -628,6 +668,29 @@ int octep_napi_poll(struct napi_struct *napi, int budget)
 			octep_vlog_end(rec, OCTEP_END_HANDED);
 		}
 	}
+	return done;
+}
+
+/**
+ * octep_napi_poll() - NAPI poll of a ring pair: reap transmit, visit receive
+ * @napi: the ring pair's NAPI context
+ * @budget: packets this poll may take from the output ring
+ *
+ * A poll that finds the quiesce's gate closed leaves the rings and the
+ * interrupt alone and gives SCHED back: the resume schedules every ring.
+ *
+ * Return: packets' buffers taken, or @budget to stay scheduled.
+ */
+int octep_napi_poll(struct napi_struct *napi, int budget)
+{
+	struct octep_qvec *qv = container_of(napi, struct octep_qvec, napi);
+	int done = 0;
+
+	if (likely(octep_poll_enter(qv)))
+		done = octep_poll_ring(qv, budget);
+	else if (budget)
+		napi_complete_done(napi, 0);
+	octep_poll_leave(qv);
 	return done;
 }
 
