@@ -33,6 +33,9 @@
  *                 (octep_sim masked=drop); default: latched (masked=latch)
  *   UNSEEN        the block counts a packet before it writes its buffer
  *   QUIESCES=n    quiesce/resume cycles (default 1)
+ *   QUIESCE_NAPI_OFF  the quiesce also disables NAPI after closing the gate
+ *                 and waiting (octep_tx_stop(), before the rings are
+ *                 freed); the resume enables it
  *   RESUME_NO_UNMASK  the resume leaves unmasking the block to the poll
  *                 that completes (octep_resume() in netdev.c does this)
  *   LINUX_DISABLE_IRQ  the quiesce turns the IRQ off with disable_irq()
@@ -45,7 +48,10 @@
  * Defects, each to show that a property has teeth (all must fail):
  *   OVERRIDE      arming the watchdog for its period overrides a request
  *   OVERRUN       a pass is not told what is left of the budget
- *   NO_SYNC_NET   the quiesce does not wait out the poll's tail
+ *   NO_GATE_WAIT  the quiesce closes the gate but does not wait for the
+ *                 poll inside to leave
+ *   GATE_FIRST    the poll reads the gate before it counts itself inside
+ *                 (the two sides' write-then-read order broken)
  *   DROP_MASKED with REARM_NONE: the old exit on a block that drops
  *   NO_NOTE       napi_schedule_prep() without MISSED: a servicer turned
  *                 away by a held ring leaves no note (rule 2 broken); fails
@@ -97,6 +103,10 @@ bit NAPI_STATE_DISABLE;
 bit NAPI_STATE_NPSVC;
 bit on_list;			/* __napi_schedule() done: the poll will run */
 
+/* ---- the quiesce's gate ---- */
+bit gate;			/* oct->gated: polls leave the ring alone */
+bit inside;			/* qv->inside: a poll counted itself in */
+
 /* ---- the watchdog ---- */
 bit tick_req;			/* the ring asked for the next tick (rule 3) */
 byte rxwd = RXWD_PERIOD;
@@ -112,6 +122,7 @@ bit in_irq;			/* octep_ring_irq between taking and leaving */
 bit in_wd;			/* a watchdog callback is running */
 bit owed;			/* a quiesce started; its resume owes a schedule */
 bit quiesced;
+bit in_visit;			/* a poll past the gate, in its visit or tail */
 byte quiesces_left = QUIESCES;
 bit between_passes;		/* pass mode: a visit between two passes */
 bit wd_between;			/* the watchdog took the flag there */
@@ -230,6 +241,7 @@ inline write_back(k)
 inline octep_pass(lim, n, k, unseen)
 {
 	atomic {
+		assert(!quiesced);	/* nobody takes from a quiesced ring */
 		n = OUT_CNTS;
 #ifndef OVERRUN
 		if
@@ -333,17 +345,34 @@ end:
 active proctype octep_poll()
 {
 	byte n, k, work;
-	bit unseen, ret, resched, held;
+	bit unseen, ret, resched, held, gated;
 end:
 	do
 	:: atomic { on_list -> on_list = 0; in_poll = 1 }
+		/* octep_poll_enter(): count in, full barrier, read the gate */
+#ifndef GATE_FIRST
+		inside = 1;
+		atomic { gated = gate; in_visit = !gated }
+#else
+		gated = gate;
+		atomic { inside = 1; in_visit = !gated }
+#endif
 		if
-		:: NAPI_STATE_SCHED ->		/* napi_is_scheduled() */
+		:: gated ->
+			/* closed: SCHED back; the ring and its IRQ untouched,
+			 * the resume schedules it */
+			napi_complete_done(ret, resched)
+		:: else -> skip
+		fi;
+		if
+		:: gated -> skip
+		:: !gated && NAPI_STATE_SCHED ->	/* napi_is_scheduled() */
 			/* octep_visit: passes until one takes nothing or
 			 * nothing is left of the budget */
 			work = 0;
 			do
-			:: work < BUDGET ->
+			:: work < BUDGET && gate -> break	/* stops short */
+			:: work < BUDGET && !gate ->
 #ifdef SERVICE_PASS
 				/* the old way: the flag for each pass */
 				atomic {
@@ -385,10 +414,18 @@ end:
 					rxwd_arm_soon()
 				:: else -> skip
 				fi;
-				napi_complete_done(ret, resched);
+				if
+				:: gate ->
+					/* a quiesce came in: the IRQ stays
+					 * off, the resume schedules the ring */
+					napi_complete_done(ret, resched);
+					ret = 0
+				:: else ->
+					napi_complete_done(ret, resched)
+				fi;
 				if
 				:: ret ->
-					irq_ena = 1;
+					atomic { assert(!quiesced); irq_ena = 1 };
 #ifdef RESEND
 					atomic {
 						if
@@ -435,9 +472,10 @@ end:
 			fi
 		:: else -> skip
 		fi;
-		/* forget the locals: fewer states, same behaviour */
-		atomic { in_poll = 0; n = 0; k = 0; work = 0; unseen = 0;
-			 ret = 0; resched = 0; held = 0 }
+		/* octep_poll_leave(); forget the locals: fewer states */
+		atomic { in_poll = 0; inside = 0; in_visit = 0; n = 0; k = 0;
+			 work = 0; unseen = 0; ret = 0; resched = 0; held = 0;
+			 gated = 0 }
 	od
 }
 
@@ -506,8 +544,9 @@ end:
 	od
 }
 
-/* the quiesce: stop the watchdog, napi_disable(), wait out the poll, mask
- * and synchronize the IRQ */
+/* the quiesce: stop the watchdog, close the gate, wait for the poll inside
+ * to leave, (QUIESCE_NAPI_OFF: napi_disable()), mask and synchronize the
+ * IRQ */
 active proctype octep_quiesce()
 {
 end:
@@ -516,17 +555,19 @@ end:
 		/* hrtimer_cancel(): stops it and waits for its callback */
 		atomic { rxwd_on = 0; rxwd = RXWD_OFF }
 		(!in_wd);
-		/* napi_disable() */
+		gate = 1;			/* WRITE_ONCE(); smp_mb() */
+#ifndef NO_GATE_WAIT
+		(!inside);			/* the spin */
+#endif
+#ifdef QUIESCE_NAPI_OFF
+		/* napi_disable(): a scheduled poll runs, finds the gate closed
+		 * and gives SCHED back */
 		NAPI_STATE_DISABLE = 1;		/* set_bit */
 		atomic {
 			!NAPI_STATE_SCHED && !NAPI_STATE_NPSVC ->
 			NAPI_STATE_SCHED = 1; NAPI_STATE_NPSVC = 1
 		}
 		NAPI_STATE_DISABLE = 0;		/* clear_bit */
-#ifndef NO_SYNC_NET
-		/* synchronize_net(): the poll's tail after napi_complete_done
-		 * (the IRQ re-enable) runs after SCHED is clear */
-		(!in_poll);
 #endif
 #ifdef LINUX_DISABLE_IRQ
 		/* disable_irq(): off at the Linux level, waits the handler
@@ -537,15 +578,16 @@ end:
 		irq_ena = 0;
 #endif
 		(!in_irq);
-		assert(!in_poll);			/* no visit in progress */
+		assert(!in_visit);			/* no visit in progress */
 		assert(delivered + OUT_CNTS == arrived);	/* none lost */
 		quiesced = 1
 	:: break
 	od
 }
 
-/* the resume: napi_enable(), unmask, arm the watchdog (the soonest of the
- * period and a pending request), schedule the ring once */
+/* the resume: (QUIESCE_NAPI_OFF: napi_enable()), unmask, open the gate, arm
+ * the watchdog (the soonest of the period and a pending request), schedule
+ * the ring once */
 active proctype octep_resume()
 {
 	bit ret;
@@ -557,10 +599,12 @@ end:
 #else
 		assert(!irq_ena);	/* masked all the while it was quiesced */
 #endif
+#ifdef QUIESCE_NAPI_OFF
 		atomic {		/* napi_enable() */
 			assert(NAPI_STATE_SCHED);
 			NAPI_STATE_SCHED = 0; NAPI_STATE_NPSVC = 0
 		}
+#endif
 #if defined(LINUX_DISABLE_IRQ)
 		/* enable_irq(); the block's mask is lifted by the poll that
 		 * completes */
@@ -571,12 +615,13 @@ end:
 #else
 		irq_ena = 1;
 #endif
+		atomic { gate = 0; quiesced = 0 }	/* smp_store_release() */
 		atomic { rxwd_on = 1; rxwd_arm_period() }
 		atomic {		/* napi_schedule() */
 #ifndef NO_RESUME_SCHED
 			napi_schedule_prep(ret);
 #endif
-			owed = 0; quiesced = 0; quiesces_left--
+			owed = 0; quiesces_left--
 		}
 		atomic {
 			if
