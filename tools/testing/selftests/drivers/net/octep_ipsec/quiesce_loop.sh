@@ -4,9 +4,9 @@
 # The quiesce, taken and lifted in a loop for 8 s under load: one TCP
 # stream, then four, from the peer to the host through a device with four
 # ring pairs. Each change of the coalescing (rx-usecs) runs
-# octep_quiesce() (watchdog stopped, every NAPI disabled - waiting out a
-# visit in progress - interrupts off) and octep_resume() (every ring
-# scheduled once), with the rings in place. Like the report's table, it
+# octep_quiesce() (watchdog stopped, the gate closed - waiting for a poll
+# inside to leave at its next packet - interrupts off) and octep_resume()
+# (the gate opened, every ring scheduled once), with the rings in place. Like the report's table, it
 # prints the cycles, the stream, the frames received during them, how often
 # the quiesce had to wait for a visit and the longest wait.
 #
@@ -93,8 +93,9 @@ on_exit "rm -rf $TMPD"
 loop 1
 loop 4
 
-# The longest wait is bounded by one poll (a budget of packets): measured
-# 11.7, 26.7, 31.3 ms under emulation; 1 s is far from any of them.
+# The longest wait is bounded by one packet and a poll's end; in time
+# without -icount it holds the host's load (11.9 ms measured beside a spin
+# run), so 1 s is the bound here and the 1 ms target is the bench's row.
 longest=$(stat "$HOST_IF" quiesce_wait_max_us)
 [ "$longest" -lt 1000000 ] && ktap_ok "longest wait for a visit ${longest} us < 1 s" ||
 	ktap_fail "longest wait for a visit ${longest} us < 1 s"
