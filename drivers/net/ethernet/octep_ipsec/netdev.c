@@ -209,12 +209,13 @@ err:
  * finds the gate closed leaves the ring alone, and one already inside stops
  * at its next packet (octep_oq_pass()), so the wait is one packet and the
  * poll's end, not a visit, and the NAPIs stay enabled: a poll scheduled and
- * not yet run is not waited for. The wait spins (cpu_relax()): the poll runs
- * with BH disabled on another CPU and is about to leave, and a sleep would
- * add the waker's own scheduling latency to it. Waits are counted and the
- * longest kept. Then the interrupts are turned off and synchronized. The
- * rings stay enabled and their counts untouched: octep_resume() owes each
- * ring a visit.
+ * not yet run is not waited for. The wait spins (cpu_relax()), without a
+ * sleep or a cond_resched() that would add this thread's own scheduling
+ * latency to it: the poll runs with BH disabled on another CPU (this
+ * thread cannot preempt it) and is about to leave. Waits are counted and
+ * the longest kept. Then the interrupts are turned off and synchronized.
+ * The rings stay enabled and their counts untouched: octep_resume() owes
+ * each ring a visit.
  */
 void octep_quiesce(struct octep_dev *oct)
 {
@@ -236,10 +237,8 @@ void octep_quiesce(struct octep_dev *oct)
 		if (!atomic_read_acquire(&qv->inside))
 			continue;
 		t0 = ktime_get_ns();
-		while (atomic_read_acquire(&qv->inside)) {
+		while (atomic_read_acquire(&qv->inside))
 			cpu_relax();
-			cond_resched();
-		}
 		dt = ktime_get_ns() - t0;
 		waits++;
 		longest = max(longest, dt);
