@@ -3,6 +3,7 @@
  * octep_ipsec: the netdev - open/stop, the interrupt, the quiesce and the
  * resume, reconfiguration.
  */
+#include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/ktime.h>
 #include <linux/rtnetlink.h>
@@ -200,6 +201,9 @@ err:
 	return err;
 }
 
+/* How long a quiesce spins for a poll to leave before it sleeps. */
+#define OCTEP_QUIESCE_SPIN_NS	NSEC_PER_MSEC
+
 /**
  * octep_quiesce() - stop all servicing of the rings, keeping what they hold
  * @oct: device, under RTNL
@@ -212,7 +216,8 @@ err:
  * not yet run is not waited for. The wait spins (cpu_relax()), without a
  * sleep or a cond_resched() that would add this thread's own scheduling
  * latency to it: the poll runs with BH disabled on another CPU (this
- * thread cannot preempt it) and is about to leave. Waits are counted and
+ * thread cannot preempt it, but on PREEMPT_RT, hence a sleep after
+ * OCTEP_QUIESCE_SPIN_NS) and is about to leave. Waits are counted and
  * the longest kept. Then the interrupts are turned off and synchronized.
  * The rings stay enabled and their counts untouched: octep_resume() owes
  * each ring a visit.
@@ -237,8 +242,17 @@ void octep_quiesce(struct octep_dev *oct)
 		if (!atomic_read_acquire(&qv->inside))
 			continue;
 		t0 = ktime_get_ns();
-		while (atomic_read_acquire(&qv->inside))
-			cpu_relax();
+		while (atomic_read_acquire(&qv->inside)) {
+			/*
+			 * Past a millisecond, sleep: under PREEMPT_RT a poll
+			 * is preemptible, and this thread may be what keeps
+			 * it off its CPU.
+			 */
+			if (ktime_get_ns() - t0 > OCTEP_QUIESCE_SPIN_NS)
+				usleep_range(10, 50);
+			else
+				cpu_relax();
+		}
 		dt = ktime_get_ns() - t0;
 		waits++;
 		longest = max(longest, dt);
