@@ -93,11 +93,20 @@ on_exit "rm -rf $TMPD"
 loop 1
 loop 4
 
-# The longest wait is bounded by one packet and a poll's end; in time
-# without -icount it holds the host's load (11.9 ms measured beside a spin
-# run), so 1 s is the bound here and the 1 ms target is the bench's row.
+# The longest wait is bounded by one packet and a poll's end. Under
+# -icount (make check's timed boot) that is guest time: four runs read
+# 244 to 372 us, so the bound is the report's order, 1 ms. In real time a
+# wait holds the host's load (11.9 ms measured beside a spin run), and a
+# debug kernel's packet (kmemleak, KASAN) costs several times as much:
+# 1 s.
 longest=$(stat "$HOST_IF" quiesce_wait_max_us)
-[ "$longest" -lt 1000000 ] && ktap_ok "longest wait for a visit ${longest} us < 1 s" ||
-	ktap_fail "longest wait for a visit ${longest} us < 1 s"
+if [ "${OCTEP_ICOUNT:-0}" = 1 ] && [ ! -e /sys/kernel/debug/kmemleak ]; then
+	bound=1000 unit="1 ms (guest time)"
+else
+	bound=1000000 unit="1 s"
+fi
+[ "$longest" -lt "$bound" ] &&
+	ktap_ok "longest wait for a poll to leave ${longest} us < $unit" ||
+	ktap_fail "longest wait for a poll to leave ${longest} us < $unit"
 
 ktap_finish
