@@ -215,10 +215,10 @@ err:
  * poll's end, not a visit, and the NAPIs stay enabled: a poll scheduled and
  * not yet run is not waited for. The wait spins (cpu_relax()), without a
  * sleep or a cond_resched() that would add this thread's own scheduling
- * latency to it: the poll runs with BH disabled on another CPU (this
- * thread cannot preempt it, but on PREEMPT_RT, hence a sleep after
- * OCTEP_QUIESCE_SPIN_NS) and is about to leave. Waits are counted and
- * the longest kept. Then the interrupts are turned off and synchronized.
+ * latency to it: the poll runs with BH disabled on another CPU, where
+ * this thread cannot preempt it (on PREEMPT_RT it can: hence a sleep
+ * after OCTEP_QUIESCE_SPIN_NS), and is about to leave. Waits are counted
+ * and the longest kept. Then the interrupts are turned off and synchronized.
  * The rings stay enabled and their counts untouched: octep_resume() owes
  * each ring a visit.
  */
