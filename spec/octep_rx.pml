@@ -104,7 +104,7 @@ bit NAPI_STATE_NPSVC;
 bit on_list;			/* __napi_schedule() done: the poll will run */
 
 /* ---- the quiesce's gate ---- */
-bit gate;			/* oct->gated: polls leave the ring alone */
+bit gate;			/* oct->quiesced, the gate: polls keep out */
 bit inside;			/* qv->inside: a poll counted itself in */
 
 /* ---- the watchdog ---- */

@@ -72,7 +72,6 @@ static void octep_datapath_down(struct octep_dev *oct)
 	}
 	oct->up = false;
 	oct->quiesced = false;
-	oct->gated = false;
 	oct->napi_off = false;
 }
 
@@ -152,7 +151,6 @@ static int octep_datapath_up(struct octep_dev *oct, struct octep_ring_mem *mem)
 	 */
 	oct->up = true;
 	oct->quiesced = true;
-	oct->gated = true;
 	oct->napi_off = true;
 	for (q = 0; q < oct->num_rings; q++) {
 		struct octep_qvec *qv = &oct->qv[q];
@@ -231,7 +229,8 @@ void octep_quiesce(struct octep_dev *oct)
 	if (!oct->up || oct->quiesced)
 		return;
 	octep_wd_stop(oct);
-	WRITE_ONCE(oct->gated, true);
+	/* The gate: RTNL holders see it set only when the quiesce is done. */
+	WRITE_ONCE(oct->quiesced, true);
 	/* Pairs with smp_mb__after_atomic() in octep_poll_enter(). */
 	smp_mb();
 	for (q = 0; q < oct->num_rings; q++) {
@@ -268,7 +267,6 @@ void octep_quiesce(struct octep_dev *oct)
 		octep_regs_write_levels(&oct->qv[q], false);
 		synchronize_irq(oct->qv[q].irq);
 	}
-	oct->quiesced = true;
 	oct->quiesce_cycles++;
 	trace_octep_quiesce(oct->num_rings, waits, longest);
 }
@@ -297,8 +295,7 @@ void octep_resume(struct octep_dev *oct)
 		oct->napi_off = false;
 	}
 	/* Pairs with octep_poll_enter(): what was set while closed is seen. */
-	smp_store_release(&oct->gated, false);
-	oct->quiesced = false;
+	smp_store_release(&oct->quiesced, false);
 	local_bh_disable();
 	for (q = 0; q < oct->num_rings; q++)
 		octep_qv_schedule(&oct->qv[q], OCTEP_ASK_RESUME);

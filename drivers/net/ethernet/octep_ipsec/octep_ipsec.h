@@ -454,10 +454,10 @@ struct octep_qvec {
  * @tx_level: IN_INT_LEVELS packet level (ethtool -C tx-frames)
  * @tx_time: IN_INT_LEVELS time threshold (ethtool -C tx-usecs)
  * @up: the datapath is set up (rings allocated, NAPIs added)
- * @quiesced: servicing stopped by octep_quiesce(): the gate closed, no poll
- *	inside, the interrupts off, the watchdog stopped
- * @gated: the gate: a poll that finds it set leaves the rings alone; set
- *	under RTNL, read by the polls (octep_poll_enter())
+ * @quiesced: servicing stopped by octep_quiesce() (no poll inside, the
+ *	interrupts off, the watchdog stopped); also the gate: a poll that
+ *	finds it set leaves the rings alone. Written under RTNL, read by the
+ *	polls without it (octep_poll_enter())
  * @napi_off: the NAPIs are disabled as well (a datapath just set up, or
  *	one about to be freed: octep_tx_stop())
  * @qv: ring pairs; statistics survive ring reallocation
@@ -502,7 +502,6 @@ struct octep_dev {
 	u32 tx_time;
 	bool up;
 	bool quiesced;
-	bool gated;
 	bool napi_off;
 	struct octep_qvec qv[OCTEP_SDP_MAX_RINGS];
 

@@ -256,7 +256,7 @@ static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
 		u64 len, ext;
 
 		/* A quiesce waits for this poll: stop at the next packet. */
-		if (napi && unlikely(READ_ONCE(oct->gated)))
+		if (napi && unlikely(READ_ONCE(oct->quiesced)))
 			break;
 		page = oq->pages[oq->head];
 		dma = page_pool_get_dma_addr(page) + OCTEP_RX_HEADROOM;
@@ -385,7 +385,7 @@ static int octep_oq_visit(struct octep_qvec *qv, int budget,
 		passes++;
 		done += taken;
 	} while (taken && done < budget && !pi.unseen &&
-		 !READ_ONCE(qv->oct->gated));
+		 !READ_ONCE(qv->oct->quiesced));
 
 	/* The poll owns the ring: the only writer of its stats. */
 	u64_stats_update_begin(&oq->stats.syncp);
@@ -558,7 +558,7 @@ static bool octep_poll_enter(struct octep_qvec *qv)
 	 * Pairs with the resume's smp_store_release(): a poll that finds the
 	 * gate open sees what was written while it was closed (the levels).
 	 */
-	return !smp_load_acquire(&qv->oct->gated);
+	return !smp_load_acquire(&qv->oct->quiesced);
 }
 
 static void octep_poll_leave(struct octep_qvec *qv)
@@ -577,7 +577,7 @@ static void octep_poll_leave(struct octep_qvec *qv)
 	 * later. On hardware it costs a few cycles, and only while the gate
 	 * is closed.
 	 */
-	if (unlikely(READ_ONCE(qv->oct->gated)))
+	if (unlikely(READ_ONCE(qv->oct->quiesced)))
 		cpu_relax();
 }
 
@@ -606,7 +606,7 @@ static int octep_poll_ring(struct octep_qvec *qv, int budget)
 		octep_vlog_put(oq, &vr);
 		return budget;
 	}
-	if (unlikely(READ_ONCE(qv->oct->gated))) {
+	if (unlikely(READ_ONCE(qv->oct->quiesced))) {
 		/*
 		 * A quiesce came in during the visit, which stopped short:
 		 * the resume owes the ring a visit. The interrupt stays off.
