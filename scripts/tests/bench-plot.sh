@@ -4,7 +4,8 @@
 # Unit test of scripts/bench-plot: from a run's tables (a fixture copied
 # from scripts/bench's output) it writes every chart as PNG; from output
 # with no table it writes none and succeeds; a cut TCP table still draws;
-# the CPU table counted in instructions (scripts/vm --insns) draws too.
+# the CPU table counted in instructions (scripts/vm --insns) draws too;
+# bar labels too long to stand side by side break onto a second line.
 set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -57,5 +58,13 @@ print(rate, unit, len(cols), len(rows), *(len(r[1]) for r in rows))' \
 	"$plot" "$top/scripts/tests/fixtures/bench-cpu-insns.txt" 2>&1)
 t "its rate, unit, 4 columns and 7 rows of 4 cells, not the idle line" \
 	'[ "$rows" = "30 Minsn 4 7 4 4 4 4 4 4 4" ]' "got '$rows'"
+labels=$(python3 -c 'import importlib.machinery as m, sys
+mod = m.SourceFileLoader("bp", sys.argv[1]).load_module()
+print("|".join(mod.two_lines(s) for s in sys.argv[2:]))' "$plot" \
+	"veth plain" "flows 2, packet" "plain (no IPsec)" \
+	"plain, CPU 1 spinning" "veth sw ESP" 2>&1)
+t "long bar labels break in two, short ones stay whole" \
+	'[ "$labels" = "veth plain|flows 2\\npacket|plain\\n(no IPsec)|plain\\nCPU 1 spinning|veth sw\\nESP" ]' \
+	"got '$labels'"
 echo "# $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
