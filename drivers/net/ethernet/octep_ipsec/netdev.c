@@ -209,14 +209,17 @@ err:
  * The watchdog is stopped first (hrtimer_cancel() waits out a tick), then
  * the gate is closed and each ring pair's polls are waited for: a poll that
  * finds the gate closed leaves the ring alone, and one already inside stops
- * at its next packet (octep_oq_pass()), so the wait is one packet and the
- * poll's end, not a visit, and the NAPIs stay enabled: a poll scheduled and
- * not yet run is not waited for. The wait spins (cpu_relax()), without a
- * sleep or a cond_resched() that would add this thread's own scheduling
- * latency to it: the poll runs with BH disabled on another CPU, where
- * this thread cannot preempt it (on PREEMPT_RT it can: hence a sleep
- * after OCTEP_QUIESCE_SPIN_NS), and is about to leave. Waits are counted
- * and the longest kept. Then the interrupts are turned off and synchronized.
+ * at its next packet (octep_oq_pass()), so the wait is what that poll had
+ * begun before its first packet (transmit completions, a refill), one
+ * packet and the poll's end, not a visit, and the NAPIs stay enabled: a
+ * poll scheduled and not yet run is not waited for. The wait spins
+ * (cpu_relax()) for up to OCTEP_QUIESCE_SPIN_NS, without a cond_resched()
+ * that would add this thread's own scheduling latency to it: the poll runs
+ * with BH disabled on another CPU, where this thread cannot preempt it, and
+ * is about to leave. Past that it sleeps between looks (on PREEMPT_RT a
+ * poll is preemptible, and this thread may be what keeps it off its CPU).
+ * Waits are counted and the longest kept. Then the interrupts are turned
+ * off and synchronized.
  * The rings stay enabled and their counts untouched: octep_resume() owes
  * each ring a visit.
  */

@@ -564,8 +564,12 @@ static bool octep_poll_enter(struct octep_qvec *qv)
 static void octep_poll_leave(struct octep_qvec *qv)
 {
 	/*
-	 * What the poll did to the ring and its registers before the count
-	 * drops; pairs with atomic_read_acquire() in octep_quiesce().
+	 * What the poll did to the ring before the count drops; pairs with
+	 * atomic_read_acquire() in octep_quiesce(). Its register writes are
+	 * ordered with the quiesce's only as far as CPU barriers order MMIO
+	 * (x86's do; RISC-V's fence here does not): where they are not, a
+	 * late enable costs one interrupt, whose handler turns the levels
+	 * off again.
 	 */
 	smp_mb__before_atomic();
 	atomic_dec(&qv->inside);
