@@ -332,10 +332,18 @@ static int octep_set_coalesce(struct net_device *netdev,
 		for (q = 0; q < oct->num_rings; q++) {
 			struct octep_qvec *qv = &oct->qv[q];
 
-			qv->oq_levels = octep_regs_oq_levels(oct->rx_level,
-							     oct->rx_time);
-			qv->iq_levels = octep_regs_oq_levels(oct->tx_level,
-							     oct->tx_time);
+			/*
+			 * Quiesced: no poll writes the levels now, but an
+			 * interrupt raised before the quiesce's disable
+			 * reached the block may still be on its way, and its
+			 * handler reads them (octep_regs_write_levels()).
+			 */
+			WRITE_ONCE(qv->oq_levels,
+				   octep_regs_oq_levels(oct->rx_level,
+							oct->rx_time));
+			WRITE_ONCE(qv->iq_levels,
+				   octep_regs_oq_levels(oct->tx_level,
+							oct->tx_time));
 			octep_regs_write_levels(qv, false);
 		}
 	}

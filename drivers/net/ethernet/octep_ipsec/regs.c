@@ -39,8 +39,11 @@ void octep_regs_write_levels(struct octep_qvec *qv, bool enable)
 	struct octep_dev *oct = qv->oct;
 	u64 ena = enable ? OCTEP_SDP_INT_LEVELS_ENA : 0;
 
-	octep_wr64(oct, OCTEP_SDP_R_OUT_INT_LEVELS(qv->idx), qv->oq_levels | ena);
-	octep_wr64(oct, OCTEP_SDP_R_IN_INT_LEVELS(qv->idx), qv->iq_levels | ena);
+	/* A late interrupt's handler may run while set_coalesce rewrites them. */
+	octep_wr64(oct, OCTEP_SDP_R_OUT_INT_LEVELS(qv->idx),
+		   READ_ONCE(qv->oq_levels) | ena);
+	octep_wr64(oct, OCTEP_SDP_R_IN_INT_LEVELS(qv->idx),
+		   READ_ONCE(qv->iq_levels) | ena);
 }
 
 /* Acknowledge whatever a previous user of the ring left counted. */
