@@ -50,7 +50,9 @@ t "2004 instructions on vCPU 0, none on vCPU 1" \
 t "no temporary file left" '[ ! -e "$tmp/insns.tmp" ]'
 run "out=$tmp/bad,vcpus=0"
 rc=$?
-t "vcpus=0 refused: QEMU does not start" '[ $rc -ne 3 ] && [ ! -e "$tmp/bad" ]'
+t "vcpus=0 refused: QEMU does not start" \
+	'[ $rc -ne 3 ] && [ ! -e "$tmp/bad" ] && grep -q "needs out=FILE and vcpus=1\.\." "$tmp/qemu.log"' \
+	"$(head -c 300 "$tmp/qemu.log")"
 run "vcpus=2,bogus=1"
 rc=$?
 t "an unknown argument refused" '[ $rc -ne 3 ] && grep -q "unknown argument bogus=1" "$tmp/qemu.log"'

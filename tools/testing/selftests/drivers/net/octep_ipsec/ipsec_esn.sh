@@ -4,10 +4,11 @@
 # ESN: both directions offloaded (crypto, then packet offload), sequence
 # numbers started just below 2^32, so that 20 pings each way cross into
 # the next 2^32 (the high half, never on the wire, is in the ICV): every
-# ping is answered and the states on both sides end with seq-hi 1. The
-# host's window moving (advance_esn, on every packet received with crypto
-# offload) costs the mailbox no request per packet: only the new high
-# half is the block's news.
+# ping is answered and the peer's software states, which checked every
+# ICV, end with seq-hi 1 both ways (its in state's seq-hi is the block's
+# out). The host's window moving (advance_esn, on every packet received
+# with crypto offload) costs the mailbox no request per packet: only the
+# new high half is the block's news.
 
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"

@@ -63,7 +63,8 @@ tx0=$(stat "$HOST_IF" ipsec_tx_packets) rx0=$(stat "$HOST_IF" ipsec_rx_packets)
 check "flows=0: ping 5/5 over software ESP" ping_ok "$PEER_IP4" 5
 tx1=$(stat "$HOST_IF" ipsec_tx_packets) rx1=$(stat "$HOST_IF" ipsec_rx_packets)
 pk=$(peer_sa_packets "$IPSEC_SPI_OUT")
-if [ "$tx1" = "$tx0" ] && [ "$rx1" = "$rx0" ] && [ "${pk:-0}" -ge 5 ]; then
+if [ -n "$tx0" ] && [ -n "$rx0" ] && [ "$tx1" = "$tx0" ] &&
+   [ "$rx1" = "$rx0" ] && [ "${pk:-0}" -ge 5 ]; then
 	ktap_ok "flows=0: the block carried nothing, the peer's ESP state $pk packets"
 else
 	ktap_fail "flows=0: the block carried nothing" "block tx $((tx1 - tx0)) rx $((rx1 - rx0)), peer $pk"

@@ -81,10 +81,11 @@ counter()
 	case $1 in
 	sim:*) v=$(sim_read "ipsec/${1#sim:}") ;;
 	Xfrm*) v=$(xfrm_stat "$1") ;;
-	peer:*) v=$(peer_sa_packets "${1#peer:}") ;;
+	peer:*) v=$(peer_sa_packets "${1#peer:}"); v=${v:-0} ;;
 	*) v=$(stat "$HOST_IF" "$1") ;;
 	esac
-	echo "${v:-0}"
+	# A counter not found reads "?", never 0: "moved 0" must be seen.
+	echo "${v:-?}"
 }
 
 declare -A MARK
@@ -102,7 +103,13 @@ mark()
 # moved KEY: how much KEY moved since mark.
 moved()
 {
-	echo $(($(counter "$1") - ${MARK[$1]}))
+	local now
+
+	now=$(counter "$1")
+	case "$now ${MARK[$1]}" in
+	*"?"*) echo "?" ;;
+	*) echo $((now - MARK[$1])) ;;
+	esac
 }
 
 # moves KEY...: "KEY +N" for each, for a diagnostic.

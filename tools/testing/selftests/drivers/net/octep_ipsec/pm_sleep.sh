@@ -59,7 +59,7 @@ fi
 check "awake: the device is up with carrier" \
 	sh -c "ip link show $HOST_IF | grep -q 'state UP'"
 check "its rings back: ethtool -l answers 2" \
-	sh -c "ethtool -l $HOST_IF | awk '/^Current/ { c = 1 } c && /^Combined:/ { exit \$2 != 2 }'"
+	sh -c "[ \"\$(ethtool -l $HOST_IF | awk '/^Current/ { c = 1 } c && /^Combined:/ { print \$2; exit }')\" = 2 ]"
 wait "$up"
 rate=$(iperf_rate <"$TMPD/up.json")
 if [ "$rate" -gt 0 ]; then

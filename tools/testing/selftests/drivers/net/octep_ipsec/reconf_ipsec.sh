@@ -69,7 +69,7 @@ ktap_diag "$((nch + nrp)) cycles (-L $nch, -G $nrp); during them: up $(iperf_rat
 		"ipsec_tx_packets +$((tx1 - tx0)), ipsec_rx_packets +$((rx1 - rx0))"
 
 check "back on $RINGS channels" \
-	sh -c "ethtool -l $HOST_IF | awk '/^Current/ { c = 1 } c && /^Combined:/ { exit \$2 != $RINGS }'"
+	sh -c "[ \"\$(ethtool -l $HOST_IF | awk '/^Current/ { c = 1 } c && /^Combined:/ { print \$2; exit }')\" = $RINGS ]"
 check "ping through the associations 5/5 after the loop" ping_ok "$PEER_IP4" 5
 
 # after_stream DIR DST: a 3 s stream after the loop, carried by the block.

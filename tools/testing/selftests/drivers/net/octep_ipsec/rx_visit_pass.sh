@@ -196,7 +196,8 @@ for round in 1 2 3; do
 			fi
 		else
 			P_SUM=$((P_SUM + STALLS))
-			if [ "$RESCUES" -ge "$STALLS" ]; then
+			# -1: the round never read its counters.
+			if [ "$STALLS" -ge 0 ] && [ "$RESCUES" -ge "$STALLS" ]; then
 				ktap_ok "round $round, service=pass: each of $STALLS stalls is a rescue ($RESCUES)"
 			else
 				ktap_fail "round $round, service=pass: each of $STALLS stalls is a rescue ($RESCUES)"
