@@ -82,23 +82,34 @@ rcvbuf_errors()
 	nstat -az UdpRcvbufErrors | awk '$1 == "UdpRcvbufErrors" { print $2 }'
 }
 
+# counted_burst SIZE: burst SIZE; sets GOT (held), and what moved meanwhile:
+# COPIED (rx_copybreak), RCVERR (UdpRcvbufErrors), DROPS (rx_drops).
+counted_burst()
+{
+	local c0 e0 d0
+
+	c0=$(stat "$HOST_IF" rx_copybreak)
+	e0=$(rcvbuf_errors)
+	d0=$(stat "$HOST_IF" rx_drops)
+	GOT=$(burst "$1")
+	COPIED=$(($(stat "$HOST_IF" rx_copybreak) - c0))
+	RCVERR=$(($(rcvbuf_errors) - e0))
+	DROPS=$(($(stat "$HOST_IF" rx_drops) - d0))
+}
+
 ktap_diag "net.core.rmem_default $(sysctl -n net.core.rmem_default)"
-c0=$(stat "$HOST_IF" rx_copybreak)
-e0=$(rcvbuf_errors)
-got=$(burst 64)
-c1=$(stat "$HOST_IF" rx_copybreak)
-e1=$(rcvbuf_errors)
-ktap_diag "64-byte datagrams: $got of $N held, rx_copybreak +$((c1 - c0)), UdpRcvbufErrors +$((e1 - e0))"
-if [ "$got" = "$N" ]; then
+counted_burst 64
+ktap_diag "64-byte datagrams: $GOT of $N held, rx_copybreak +$COPIED, UdpRcvbufErrors +$RCVERR"
+if [ "$GOT" = "$N" ]; then
 	ktap_ok "100 64-byte datagrams held whole at the default socket buffer"
 else
 	ktap_fail "100 64-byte datagrams held whole at the default socket buffer" \
-		"$got of $N, UdpRcvbufErrors +$((e1 - e0))"
+		"$GOT of $N, UdpRcvbufErrors +$RCVERR"
 fi
-if [ "$((c1 - c0))" -ge "$N" ]; then
-	ktap_ok "each was copied: rx_copybreak +$((c1 - c0))"
+if [ "$COPIED" -ge "$N" ]; then
+	ktap_ok "each was copied: rx_copybreak +$COPIED"
 else
-	ktap_fail "each was copied" "rx_copybreak +$((c1 - c0)) < $N"
+	ktap_fail "each was copied" "rx_copybreak +$COPIED < $N"
 fi
 
 got=$(burst 200)
@@ -109,19 +120,13 @@ else
 	ktap_fail "100 200-byte datagrams held whole at the default socket buffer" "$got of $N"
 fi
 
-c0=$(stat "$HOST_IF" rx_copybreak)
-e0=$(rcvbuf_errors)
-d0=$(stat "$HOST_IF" rx_drops)
-got=$(burst 1000)
-c1=$(stat "$HOST_IF" rx_copybreak)
-e1=$(rcvbuf_errors)
-d1=$(stat "$HOST_IF" rx_drops)
-ktap_diag "1000-byte datagrams: $got of $N held, rx_copybreak +$((c1 - c0)), UdpRcvbufErrors +$((e1 - e0)), rx_drops +$((d1 - d0))"
-if [ "$((got + e1 - e0 + d1 - d0))" -ge "$N" ] && [ "$((c1 - c0))" -lt "$N" ]; then
-	ktap_ok "1000-byte datagrams keep their page; each one not held is counted ($got held, $((e1 - e0)) RcvbufErrors)"
+counted_burst 1000
+ktap_diag "1000-byte datagrams: $GOT of $N held, rx_copybreak +$COPIED, UdpRcvbufErrors +$RCVERR, rx_drops +$DROPS"
+if [ "$((GOT + RCVERR + DROPS))" -ge "$N" ] && [ "$COPIED" -lt "$N" ]; then
+	ktap_ok "1000-byte datagrams keep their page; each one not held is counted ($GOT held, $RCVERR RcvbufErrors)"
 else
 	ktap_fail "1000-byte datagrams keep their page; each one not held is counted" \
-		"$got held + $((e1 - e0)) RcvbufErrors + $((d1 - d0)) rx_drops < $N, or rx_copybreak +$((c1 - c0))"
+		"$GOT held + $RCVERR RcvbufErrors + $DROPS rx_drops < $N, or rx_copybreak +$COPIED"
 fi
 
 # Refused as out of range (EINVAL), not as a tunable the driver lacks.
@@ -135,30 +140,22 @@ ethtool --set-tunable "$HOST_IF" rx-copybreak 1024
 cb=$(ethtool --get-tunable "$HOST_IF" rx-copybreak 2>&1)
 [[ $cb == *"rx-copybreak: 1024"* ]] && ktap_ok "rx-copybreak 1024 is set" ||
 	ktap_fail "rx-copybreak 1024 is set" "$cb"
-c0=$(stat "$HOST_IF" rx_copybreak)
-got=$(burst 600)
-c1=$(stat "$HOST_IF" rx_copybreak)
-if [ "$got" = "$N" ] && [ "$((c1 - c0))" -ge "$N" ]; then
+counted_burst 600
+if [ "$GOT" = "$N" ] && [ "$COPIED" -ge "$N" ]; then
 	ktap_ok "at rx-copybreak 1024, 600-byte datagrams are copied and held whole"
 else
 	ktap_fail "at rx-copybreak 1024, 600-byte datagrams are copied and held whole" \
-		"$got of $N held, rx_copybreak +$((c1 - c0))"
+		"$GOT of $N held, rx_copybreak +$COPIED"
 fi
 ethtool --set-tunable "$HOST_IF" rx-copybreak 0
-c0=$(stat "$HOST_IF" rx_copybreak)
-e0=$(rcvbuf_errors)
-d0=$(stat "$HOST_IF" rx_drops)
-got=$(burst 64)
-c1=$(stat "$HOST_IF" rx_copybreak)
-e1=$(rcvbuf_errors)
-d1=$(stat "$HOST_IF" rx_drops)
+counted_burst 64
 # Each datagram arrived (held, or counted where it was not): a burst that
 # never came would copy nothing too.
-if [ "$((c1 - c0))" = 0 ] && [ "$((got + e1 - e0 + d1 - d0))" -ge "$N" ]; then
-	ktap_ok "at rx-copybreak 0 nothing is copied ($got of $N held, $((e1 - e0)) RcvbufErrors)"
+if [ "$COPIED" = 0 ] && [ "$((GOT + RCVERR + DROPS))" -ge "$N" ]; then
+	ktap_ok "at rx-copybreak 0 nothing is copied ($GOT of $N held, $RCVERR RcvbufErrors)"
 else
 	ktap_fail "at rx-copybreak 0 nothing is copied" \
-		"rx_copybreak +$((c1 - c0)); $got held + $((e1 - e0)) RcvbufErrors + $((d1 - d0)) rx_drops of $N"
+		"rx_copybreak +$COPIED; $GOT held + $RCVERR RcvbufErrors + $DROPS rx_drops of $N"
 fi
 ethtool --set-tunable "$HOST_IF" rx-copybreak 512	# the default
 
