@@ -5,7 +5,9 @@
 # guest boots. Each case runs `scripts/vm --print-accel` (and, for the
 # fallback line, a run that stops at the missing kernel) against a stub
 # whose KVM works, aborts as on hosts whose /dev/kvm cannot run a guest
-# (exit 134 after "failed to set MSR"), or hangs at the first instruction.
+# (exit 134 after "failed to set MSR"), hangs at the first instruction, or
+# runs the probe's firmware but stops the kernel with "KVM internal error"
+# and pauses (seen here: an emulation failure in the decompressor).
 set -u
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -29,16 +31,28 @@ check()
 	fi
 }
 
-# stub NAME MODE: a fake qemu-system-x86_64 that counts its calls.
+# stub NAME MODE: a fake qemu-system-x86_64 that counts its calls. With
+# -kernel (the second probe) a working one panics for want of a root and
+# exits 0.
 stub()
 {
 	cat >"$tmp/$1" <<STUB
 #!/bin/sh
 echo call >>"$tmp/$1.calls"
+case " \$* " in
+*" -kernel "*) kernel=1 ;;
+*) kernel=0 ;;
+esac
 case $2 in
-ok) exit 3 ;;
+ok) [ \$kernel = 1 ] && echo "Kernel panic - not syncing: VFS: Unable to mount root fs"
+    [ \$kernel = 1 ] && exit 0
+    exit 3 ;;
 abort) echo "error: failed to set MSR 0x10a to 0x69" >&2; exit 134 ;;
 hang) exec sleep 30 ;;
+emufail) [ \$kernel = 0 ] && exit 3
+    echo "KVM internal error. Suberror: 1" >&2
+    echo "emulation failure" >&2
+    exec sleep 30 ;;
 esac
 STUB
 	chmod +x "$tmp/$1"
@@ -54,11 +68,13 @@ accel()
 
 	shift
 	env VM_CACHE="$tmp/cache" VM_QEMU="$tmp/$s" VM_KVM_DEV="$tmp/kvm" \
-	    VM_ACCEL_PROBE_TIMEOUT=2 "$@" "$vm" --print-accel 2>&1
+	    VM_ACCEL_PROBE_TIMEOUT=2 "$@" "$vm" --kernel "$tmp/bzImage" \
+	    --print-accel 2>&1
 }
+: >"$tmp/bzImage"
 
 echo "TAP version 13"
-echo "1..14"
+echo "1..16"
 
 stub ok ok
 check "no /dev/kvm: TCG, no probe" "tcg (no $tmp/kvm)" "$(accel ok)"
@@ -66,10 +82,10 @@ check "no /dev/kvm: QEMU not run" 0 "$(calls ok)"
 
 touch "$tmp/kvm"
 chmod 600 "$tmp/kvm"
-check "a working KVM is used" "kvm (*)" "$(accel ok)"
-check "the probe ran once" 1 "$(calls ok)"
+check "a working KVM is used" "kvm (*kernel ran*)" "$(accel ok)"
+check "the probe ran once: the firmware, then the kernel" 2 "$(calls ok)"
 accel ok >/dev/null
-check "the second run takes the cached answer" 1 "$(calls ok)"
+check "the second run takes the cached answer" 2 "$(calls ok)"
 
 stub abort abort
 check "KVM that aborts QEMU: TCG, with QEMU's error" \
@@ -81,6 +97,14 @@ start=$SECONDS
 check "KVM that hangs: TCG" "tcg ($tmp/kvm cannot run a guest*exit 124))" "$(accel hang)"
 check "the hang costs the probe's timeout, not more" 1 \
 	"$(( SECONDS - start <= 6 ))"
+
+stub emufail emufail
+start=$SECONDS
+check "KVM that stops the kernel: TCG, with QEMU's error" \
+	"tcg ($tmp/kvm cannot run the kernel (probe: KVM internal error*stopped by KVM))" \
+	"$(accel emufail)"
+check "the stopped kernel ends the probe at once" 1 \
+	"$(( SECONDS - start <= 4 ))"
 
 stub forced abort
 check "VM_ACCEL=kvm: KVM, no probe" "kvm (VM_ACCEL=kvm)" "$(accel forced VM_ACCEL=kvm)"
