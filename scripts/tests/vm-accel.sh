@@ -53,6 +53,8 @@ emufail) [ \$kernel = 0 ] && exit 3
     echo "KVM internal error. Suberror: 1" >&2
     echo "emulation failure" >&2
     exec sleep 30 ;;
+kernhang) [ \$kernel = 0 ] && exit 3
+    exec sleep 30 ;;
 esac
 STUB
 	chmod +x "$tmp/$1"
@@ -68,13 +70,13 @@ accel()
 
 	shift
 	env VM_CACHE="$tmp/cache" VM_QEMU="$tmp/$s" VM_KVM_DEV="$tmp/kvm" \
-	    VM_ACCEL_PROBE_TIMEOUT=2 "$@" "$vm" --kernel "$tmp/bzImage" \
+	    VM_ACCEL_PROBE_TIMEOUT=2 VM_ACCEL_BOOT_TIMEOUT=2 "$@" "$vm" --kernel "$tmp/bzImage" \
 	    --print-accel 2>&1
 }
 : >"$tmp/bzImage"
 
 echo "TAP version 13"
-echo "1..16"
+echo "1..18"
 
 stub ok ok
 check "no /dev/kvm: TCG, no probe" "tcg (no $tmp/kvm)" "$(accel ok)"
@@ -105,6 +107,14 @@ check "KVM that stops the kernel: TCG, with QEMU's error" \
 	"$(accel emufail)"
 check "the stopped kernel ends the probe at once" 1 \
 	"$(( SECONDS - start <= 4 ))"
+
+stub kernhang kernhang
+start=$SECONDS
+check "KVM whose kernel never gets anywhere: TCG" \
+	"tcg ($tmp/kvm cannot run a guest*did not get to its panic in 2 s))" \
+	"$(accel kernhang)"
+check "the silent kernel costs the boot probe's timeout, not more" 1 \
+	"$(( SECONDS - start <= 6 ))"
 
 stub forced abort
 check "VM_ACCEL=kvm: KVM, no probe" "kvm (VM_ACCEL=kvm)" "$(accel forced VM_ACCEL=kvm)"
