@@ -3,7 +3,8 @@
 #
 # Unit test of scripts/check's failed_cases(): from a boot's output, each
 # failed case with the test it belongs to and the last diagnostic lines it
-# printed before its "not ok" (what CI's tail of make check then shows).
+# printed before its "not ok" (what CI's tail of make check then shows),
+# from a console log's CRLF lines too.
 set -u
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -24,7 +25,9 @@ cat >"$tmp/selftests-debug-2.out" <<'OUT'
 # # four
 # not ok 8 a second failure
 # ok 9 fine
+# dead_ring: kernel splat during the test
 # not ok dead_ring: clean finish
+# dead_ring: 104 s
 not ok 5 selftests: octep_ipsec: dead_ring
 # ---- soak_esp (timeout 900s)
 # ok 1 modules load
@@ -35,7 +38,8 @@ selftests-debug-2: dead_ring: not ok 8 a second failure
 > two
 > three
 > four
-selftests-debug-2: dead_ring: not ok dead_ring: clean finish"
+selftests-debug-2: dead_ring: not ok dead_ring: clean finish
+> dead_ring: kernel splat during the test"
 got=$(failed_cases "$tmp/selftests-debug-2")
 echo "TAP version 13"
 echo "1..2"

@@ -7,7 +7,8 @@
 # whose KVM works, aborts as on hosts whose /dev/kvm cannot run a guest
 # (exit 134 after "failed to set MSR"), hangs at the first instruction, or
 # runs the probe's firmware but stops the kernel with "KVM internal error"
-# and pauses (seen here: an emulation failure in the decompressor).
+# and pauses (seen here: an emulation failure in the decompressor), never
+# gets the kernel anywhere, or resets the guest before the kernel panics.
 set -u
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -55,6 +56,8 @@ emufail) [ \$kernel = 0 ] && exit 3
     exec sleep 30 ;;
 kernhang) [ \$kernel = 0 ] && exit 3
     exec sleep 30 ;;
+reset) [ \$kernel = 0 ] && exit 3
+    exit 0 ;;
 esac
 STUB
 	chmod +x "$tmp/$1"
@@ -76,7 +79,7 @@ accel()
 : >"$tmp/bzImage"
 
 echo "TAP version 13"
-echo "1..18"
+echo "1..19"
 
 stub ok ok
 check "no /dev/kvm: TCG, no probe" "tcg (no $tmp/kvm)" "$(accel ok)"
@@ -115,6 +118,11 @@ check "KVM whose kernel never gets anywhere: TCG" \
 	"$(accel kernhang)"
 check "the silent kernel costs the boot probe's timeout, not more" 1 \
 	"$(( SECONDS - start <= 6 ))"
+
+stub reset reset
+check "KVM whose guest resets before the kernel's panic: TCG" \
+	"tcg ($tmp/kvm cannot run a guest*reset before the kernel's panic))" \
+	"$(accel reset)"
 
 stub forced abort
 check "VM_ACCEL=kvm: KVM, no probe" "kvm (VM_ACCEL=kvm)" "$(accel forced VM_ACCEL=kvm)"

@@ -158,8 +158,12 @@ print("ok" if good else json.dumps(vl[:4]))
 '
 vlog_newest() { python3 -c "$VLOG_PY" newest; }
 vlog_rescue() { python3 -c "$VLOG_PY" rescue; }
-# field NAME: the number after NAME in `devlink health show`.
-field() { hshow | tr -s ' ' '\n' | awk -v n="$1" 'p { print; exit } $0 == n { p = 1 }'; }
+# field NAME: the number after NAME in `devlink health show` (not the
+# state's value: "state error error 1").
+field() {
+	hshow | tr -s ' ' '\n' |
+		awk -v n="$1" 'p { print; exit } $0 == n && prev != "state" { p = 1 } { prev = $0 }'
+}
 e0=$(field error) c0=$(field recover)
 r0=$(s ring_resets) p0=$(s rx_stall_reports)
 echo "$OUT_ENABLE 0" >"$SIM_DBG/regs"
