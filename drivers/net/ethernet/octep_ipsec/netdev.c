@@ -344,6 +344,25 @@ static void octep_tx_stop(struct octep_dev *oct)
 		txq_trans_cond_update(netdev_get_tx_queue(netdev, q));
 }
 
+/*
+ * Start (or wake, @wake) the transmit queues that have a ring, and only
+ * those. A queue beyond the ring count stays stopped as octep_tx_stop() left
+ * it: pktgen and AF_PACKET's qdisc bypass pick a queue before they take its
+ * lock, and test only that it is not stopped once they hold it.
+ */
+static void octep_tx_start(struct octep_dev *oct, bool wake)
+{
+	struct net_device *netdev = oct->netdev;
+	unsigned int q;
+
+	for (q = 0; q < oct->num_rings; q++) {
+		if (wake)
+			netif_tx_wake_queue(netdev_get_tx_queue(netdev, q));
+		else
+			netif_tx_start_queue(netdev_get_tx_queue(netdev, q));
+	}
+}
+
 /**
  * octep_reconfigure() - change ring pairs or ring sizes, under traffic
  * @oct: device, under RTNL
@@ -417,7 +436,7 @@ int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
 	}
 resume:
 	octep_resume(oct);
-	netif_tx_wake_all_queues(netdev);
+	octep_tx_start(oct, true);
 	return err;
 }
 
@@ -440,7 +459,7 @@ static int octep_up(struct octep_dev *oct)
 	if (err)
 		return err;
 	octep_resume(oct);
-	netif_tx_start_all_queues(netdev);
+	octep_tx_start(oct, false);
 	netif_carrier_on(netdev);
 	octep_health_start(oct);
 	return 0;

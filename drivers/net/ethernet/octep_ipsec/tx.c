@@ -43,7 +43,9 @@ static void octep_iq_ring_doorbell(struct octep_qvec *qv)
 	wmb();
 	octep_wr64(qv->oct, OCTEP_SDP_R_IN_INSTR_DBELL(qv->idx), iq->pending);
 	iq->pending = 0;
+	u64_stats_update_begin(&iq->stats.syncp);
 	iq->stats.doorbells++;
+	u64_stats_update_end(&iq->stats.syncp);
 }
 
 /* Bytes of gather lists for a ring of @size instructions. */
@@ -182,14 +184,25 @@ netdev_tx_t octep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	struct octep_iq *iq;
 	u32 len, i;
 
+	/*
+	 * The stack keeps a queue without a ring stopped (octep_tx_start()),
+	 * and -L changes num_rings only with every queue's lock taken
+	 * (netif_tx_disable()), which we hold for ours. A caller that ignored
+	 * the stop would find a ring already freed: drop, not crash.
+	 */
+	if (unlikely(q >= oct->num_rings)) {
+		dev_core_stats_tx_dropped_inc(netdev);
+		dev_kfree_skb_any(skb);
+		return NETDEV_TX_OK;
+	}
 	qv = &oct->qv[q];
 	iq = &qv->iq;
 	txq = netdev_get_tx_queue(netdev, q);
 
-	if (unlikely(!octep_iq_space(iq))) {
-		netif_tx_stop_queue(txq);
+	/* Full: stop, then look again (pairs with octep_iq_reap()'s wake). */
+	if (unlikely(!octep_iq_space(iq)) &&
+	    !netif_txq_try_stop(txq, octep_iq_space(iq), 1))
 		return NETDEV_TX_BUSY;
-	}
 	if (skb_put_padto(skb, ETH_ZLEN))
 		goto dropped;
 	len = skb->len;
@@ -461,4 +474,7 @@ void octep_iq_free(struct octep_qvec *qv)
 	iq->instr = NULL;
 	iq->sg = NULL;
 	iq->bufs = NULL;
+	iq->head = 0;
+	iq->tail = 0;
+	iq->size = 0;
 }
