@@ -659,14 +659,19 @@ out:
 	return err;
 }
 
-/* From the mailbox interrupt: a late FLOW_ADD left an entry behind. */
+/*
+ * From the mailbox interrupt: a late FLOW_ADD left an entry behind. Not
+ * once removal began; one that read dying just before it was set has its
+ * work cancelled by octep_ipsec_fini() after the interrupt is freed.
+ */
 static void octep_ipsec_leaked(struct octep_mbox *mb)
 {
 	struct octep_ipsec *ips = container_of(mb, struct octep_ipsec, mbox);
 
 	atomic64_inc(&ips->orphans_total);
 	set_bit(OCTEP_IPSEC_F_RESYNC, &ips->flags);
-	mod_delayed_work(system_wq, &ips->ctl_work, 0);
+	if (!READ_ONCE(ips->dying))
+		mod_delayed_work(system_wq, &ips->ctl_work, 0);
 }
 
 /*
@@ -2008,7 +2013,8 @@ void octep_ipsec_fini(struct octep_dev *oct)
 	if (!ips)
 		return;
 	spin_lock_bh(&ips->lock);
-	ips->dying = true;
+	/* Read without the lock by octep_ipsec_leaked(). */
+	WRITE_ONCE(ips->dying, true);
 	spin_unlock_bh(&ips->lock);
 	cancel_delayed_work_sync(&ips->stats_work);
 	/*
@@ -2035,6 +2041,11 @@ void octep_ipsec_fini(struct octep_dev *oct)
 			 "%u flow entries left in the block (the mailbox failed): the next probe's resync frees them\n",
 			 left);
 	octep_mbox_fini(&ips->mbox);
+	/*
+	 * A late answer may have queued the worker (octep_ipsec_leaked())
+	 * until free_irq() above: it finds the mailbox down and dying set.
+	 */
+	cancel_delayed_work_sync(&ips->ctl_work);
 	xa_destroy(&ips->in_sas);
 	xa_destroy(&ips->owned);
 	oct->ipsec = NULL;
