@@ -190,6 +190,7 @@ int octep_devlink_register(struct octep_dev *oct)
 		return err;
 	devlink_register(oct->devlink);
 	/* Reporting needs a registered instance: from now until unregister. */
+	octep_health_reports(oct, true);
 	octep_ipsec_reports(oct, true);
 	return 0;
 }
@@ -201,6 +202,7 @@ int octep_devlink_register(struct octep_dev *oct)
 void octep_devlink_unregister(struct octep_dev *oct)
 {
 	octep_ipsec_reports(oct, false);
+	octep_health_reports(oct, false);
 	devlink_unregister(oct->devlink);
 	devlink_params_unregister(oct->devlink, octep_params,
 				  ARRAY_SIZE(octep_params));

@@ -201,7 +201,10 @@ static void octep_health_work(struct work_struct *work)
 		atomic64_inc(&oct->rx_stall_reports);
 		netdev_warn(oct->netdev, "%s\n", ctx.msg);
 		/* Dump and recover under the devlink lock: outside RTNL. */
-		devlink_health_report(oct->rx_stall, ctx.msg, &ctx);
+		mutex_lock(&oct->report_lock);
+		if (oct->reporting)
+			devlink_health_report(oct->rx_stall, ctx.msg, &ctx);
+		mutex_unlock(&oct->report_lock);
 	}
 	if (again)
 		queue_delayed_work(system_wq, &oct->health_work,
@@ -460,6 +463,7 @@ int octep_health_init(struct octep_dev *oct)
 {
 	INIT_DELAYED_WORK(&oct->health_work, octep_health_work);
 	INIT_WORK(&oct->reset_work, octep_reset_work);
+	mutex_init(&oct->report_lock);
 	/* No grace period: every report is recovered (devlink health set). */
 	oct->rx_stall = devlink_health_reporter_create(oct->devlink,
 						       &octep_rx_stall_ops, 0,
@@ -482,6 +486,24 @@ void octep_health_fini(struct octep_dev *oct)
 	if (oct->rx_stall)
 		devlink_health_reporter_destroy(oct->rx_stall);
 	oct->rx_stall = NULL;
+	mutex_destroy(&oct->report_lock);
+}
+
+/**
+ * octep_health_reports() - start or stop reporting stalls to devlink
+ * @oct: device
+ * @on: report from now on; or stop, waiting out a report under way
+ *
+ * devlink_health_report() wants a registered instance, and the check runs
+ * whenever the netdev is up: from register_netdev(), before devlink is
+ * registered, and until unregister_netdev(), after it is not. A stall
+ * found outside is still counted and logged, not reported.
+ */
+void octep_health_reports(struct octep_dev *oct, bool on)
+{
+	mutex_lock(&oct->report_lock);
+	oct->reporting = on;
+	mutex_unlock(&oct->report_lock);
 }
 
 /**

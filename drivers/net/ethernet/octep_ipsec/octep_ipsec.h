@@ -476,6 +476,9 @@ struct octep_qvec {
  * @reset_flags: OCTEP_RESET_* bits: what @reset_work is to do
  * @rescue_mask: ring pairs @reset_work is to schedule a visit of
  * @rx_stall: the devlink health reporter "rx_stall"
+ * @report_lock: makes a report and octep_health_reports() exclusive
+ * @reporting: @rx_stall may report: devlink is registered; under
+ *	@report_lock
  * @tx_timeouts: transmit rings found dead (ndo_tx_timeout, or the check)
  * @rx_stall_reports: receive stalls reported to devlink
  * @ring_resets: datapath resets done to recover
@@ -522,6 +525,8 @@ struct octep_dev {
 	unsigned long reset_flags;
 	atomic_long_t rescue_mask;
 	struct devlink_health_reporter *rx_stall;
+	struct mutex report_lock;	/* a report against reporting */
+	bool reporting;
 	atomic64_t tx_timeouts;
 	atomic64_t rx_stall_reports;
 	atomic64_t ring_resets;
@@ -646,6 +651,7 @@ enum {
 int octep_health_init(struct octep_dev *oct);
 void octep_health_fini(struct octep_dev *oct);
 void octep_health_start(struct octep_dev *oct);
+void octep_health_reports(struct octep_dev *oct, bool on);
 void octep_health_cancel(struct octep_dev *oct);
 void octep_tx_timeout(struct net_device *netdev, unsigned int txqueue);
 
