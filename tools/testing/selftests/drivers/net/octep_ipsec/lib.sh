@@ -263,10 +263,27 @@ lib_insmod()
 		for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
 			modprobe "$dep" || return 1
 		done
-		insmod "$ko" "$@"
+		insmod "$ko" "$@" || return
 	else
-		modprobe "$name" "$@"
+		modprobe "$name" "$@" || return
 	fi
+	lib_save_syms "$name"
+	return 0
+}
+
+# lib_save_syms NAME: keep NAME's symbols from /proc/kallsyms in
+# OCTEP_KSYMS (when set), replacing an earlier load's: a kernel report
+# printed after the module is gone shows its frames as bare addresses, and
+# scripts/ksym-decode names them from this file.
+lib_save_syms()
+{
+	local f=${OCTEP_KSYMS:-}
+
+	[ -n "$f" ] || return 0
+	{
+		[ -f "$f" ] && grep -v "\[$1\]\$" "$f"
+		grep "\[$1\]\$" /proc/kallsyms
+	} >"$f.new" 2>/dev/null && mv "$f.new" "$f"
 }
 
 # octep_load [DRIVER-PARAMS...]: load octep_sim, then octep_ipsec with PARAMS.
