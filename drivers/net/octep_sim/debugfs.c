@@ -237,6 +237,22 @@ static int osim_inject_set(void *data, u64 val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(osim_inject_fops, NULL, osim_inject_set, "%llu\n");
 
+/* Fault: count @val instructions done that the host never gave. */
+static int osim_in_excess_set(void *data, u64 val)
+{
+	struct osim_iq *iq = &((struct osim_ring *)data)->iq;
+	unsigned long flags;
+
+	if (!val || val > U16_MAX)
+		return -EINVAL;
+	spin_lock_irqsave(&iq->lock, flags);
+	osim_cnt_add(&iq->cnt, val);
+	spin_unlock_irqrestore(&iq->lock, flags);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(osim_in_excess_fops, NULL, osim_in_excess_set,
+			 "%llu\n");
+
 static const struct {
 	const char *name;
 	u32 start;
@@ -809,6 +825,8 @@ static void osim_debugfs_ring_add(struct osim_ring *ring)
 	debugfs_create_file_unsafe("fill", 0600, dir, ring, &osim_fill_fops);
 	debugfs_create_file_unsafe("in_hang", 0600, dir, ring, &osim_hang_fops);
 	debugfs_create_file_unsafe("inject", 0200, dir, ring, &osim_inject_fops);
+	debugfs_create_file_unsafe("in_excess", 0200, dir, ring,
+				   &osim_in_excess_fops);
 	debugfs_create_file("regs", 0400, dir, ring, &osim_ring_regs_fops);
 }
 
