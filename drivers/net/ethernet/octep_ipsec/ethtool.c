@@ -43,7 +43,7 @@ static const char * const octep_rx_total_names[] = {
 static const char * const octep_tx_names[] = {
 	"packets", "bytes", "drops", "completions", "stops", "wakes",
 	"doorbells", "csum_offload", "tso", "tso_segs", "gather",
-	"linearize",
+	"linearize", "excess",
 };
 
 /* Carried by qstats: packets, bytes, stops, wakes, csum_offload, tso(_segs). */
@@ -119,6 +119,7 @@ static void octep_tx_vals(struct octep_iq *iq, u64 *v)
 		start = u64_stats_fetch_begin(&c->syncp);
 		v[3] = c->completions;
 		v[5] = c->wakes;
+		v[12] = c->excess;
 	} while (u64_stats_fetch_retry(&c->syncp, start));
 }
 

@@ -307,6 +307,7 @@ struct octep_tx_stats {
 	u64 tso_segs;
 	u64 gather;
 	u64 linearize;
+	u64 excess;
 	struct u64_stats_sync syncp;
 };
 

@@ -309,7 +309,7 @@ bool octep_iq_reap(struct octep_iq *iq, int budget)
 	struct octep_qvec *qv = iq->qv;
 	struct octep_dev *oct = qv->oct;
 	u32 mask = iq->size - 1, tail = iq->tail;
-	u32 pkts = 0, bytes = 0, inflight, n;
+	u32 pkts = 0, bytes = 0, excess = 0, inflight, n;
 	bool zero = false;
 	int ret;
 	u64 cnt;
@@ -326,8 +326,20 @@ bool octep_iq_reap(struct octep_iq *iq, int budget)
 		/* Pairs with smp_store_release() of head in xmit. */
 		inflight = smp_load_acquire(&iq->head) - tail;
 		n = min_t(u64, cnt, inflight);
-		if (!n)
-			break;	/* a count with nothing in flight: block bug */
+		if (!n) {
+			/*
+			 * The block counts instructions it was never given.
+			 * Take the count back, or it never falls below the
+			 * level and the ring is polled for it forever; a
+			 * block that keeps adding gets a ring's worth a poll.
+			 */
+			n = min_t(u64, cnt, iq->size);
+			octep_wr64(oct, OCTEP_SDP_R_IN_CNTS(qv->idx), n);
+			excess += n;
+			if (excess >= iq->size)
+				break;
+			continue;
+		}
 		octep_wr64(oct, OCTEP_SDP_R_IN_CNTS(qv->idx), n);
 		while (n--) {
 			struct octep_tx_buf *buf = &iq->bufs[tail & mask];
@@ -340,8 +352,13 @@ bool octep_iq_reap(struct octep_iq *iq, int budget)
 			pkts++;
 		}
 	}
+	if (excess) {
+		u64_stats_update_begin(&iq->cstats.syncp);
+		iq->cstats.excess += excess;
+		u64_stats_update_end(&iq->cstats.syncp);
+	}
 	if (!pkts)
-		return zero || !(READ_ONCE(iq->head) - tail);
+		return zero || (excess < iq->size && !(READ_ONCE(iq->head) - tail));
 
 	WRITE_ONCE(iq->tail, tail);
 	u64_stats_update_begin(&iq->cstats.syncp);
