@@ -49,6 +49,8 @@ struct sk_buff;
  * @fail_ns: when it failed (ktime_get_ns())
  * @reports: failures are reported (the devlink instance is registered)
  * @ready: requests may be sent
+ * @down: the last request got no response, and none has since (under
+ *	@lock; read without it by octep_mbox_down())
  * @requests: requests sent
  * @timeouts: requests whose response did not come in time
  * @errors: requests the coprocessor answered with an error status
@@ -74,6 +76,7 @@ struct octep_mbox {
 	u64 fail_ns;
 	bool reports;
 	bool ready;
+	bool down;
 	atomic64_t requests;
 	atomic64_t timeouts;
 	atomic64_t errors;
@@ -85,6 +88,23 @@ void octep_mbox_fini(struct octep_mbox *mb);
 int octep_mbox_call(struct octep_mbox *mb, u8 cmd, const void *req,
 		    size_t req_len, void *resp, size_t resp_len);
 void octep_mbox_reports(struct octep_mbox *mb, bool on);
+
+/**
+ * octep_mbox_down() - whether the coprocessor stopped answering
+ * @mb: mailbox
+ *
+ * True from a request that timed out until a request is answered again
+ * (the owner's resync, which the reporter's recover queues, retries).
+ * A caller that holds a lock others wait on, as a state add holds the
+ * xfrm configuration mutex, refuses at once instead of waiting out
+ * another timeout.
+ *
+ * Return: true while the mailbox is down.
+ */
+static inline bool octep_mbox_down(const struct octep_mbox *mb)
+{
+	return READ_ONCE(mb->down);
+}
 
 /* Counters of the IPsec offload (ethtool -S), enum order = name order. */
 enum octep_ipsec_cnt {

@@ -211,9 +211,16 @@ int octep_mbox_call(struct octep_mbox *mb, u8 cmd, const void *req,
 		}
 	}
 	trace_octep_mbox(cmd, r.id, ret, ktime_get_ns() - t0);
+	if (ret != -ETIMEDOUT && READ_ONCE(mb->down)) {
+		spin_lock_irq(&mb->lock);
+		WRITE_ONCE(mb->down, false);
+		spin_unlock_irq(&mb->lock);
+	}
 	/* A request the block did not answer, or answered with nonsense. */
 	if (failed) {
 		spin_lock_irq(&mb->lock);
+		if (ret == -ETIMEDOUT)
+			WRITE_ONCE(mb->down, true);
 		mb->fail_cmd = cmd;
 		mb->fail_id = r.id;
 		mb->fail_err = ret;
@@ -256,6 +263,7 @@ static void octep_mbox_fmsg(struct octep_mbox *mb, struct devlink_fmsg *fmsg)
 	devlink_fmsg_u64_pair_put(fmsg, "errors", atomic64_read(&mb->errors));
 	devlink_fmsg_u64_pair_put(fmsg, "stray", atomic64_read(&mb->stray));
 	devlink_fmsg_u32_pair_put(fmsg, "waiting", pending);
+	devlink_fmsg_bool_pair_put(fmsg, "answering", !octep_mbox_down(mb));
 	devlink_fmsg_u32_pair_put(fmsg, "h2c_prod",
 				  (u32)octep_rd64(oct, OCTEP_SDP_MBOX_H2C_PROD));
 	devlink_fmsg_u32_pair_put(fmsg, "h2c_cons",

@@ -370,6 +370,22 @@ static int octep_ipsec_mbox_errmsg(int err, const char *what,
 	return err;
 }
 
+/*
+ * A state or policy add runs under the xfrm configuration mutex: with the
+ * coprocessor not answering, each would hold every IPsec change in the
+ * namespace for a timeout. Refused at once instead; the host can carry a
+ * crypto offload state.
+ */
+static int octep_ipsec_mbox_down(struct octep_ipsec *ips,
+				 struct netlink_ext_ack *extack)
+{
+	if (!octep_mbox_down(&ips->mbox))
+		return 0;
+	NL_SET_ERR_MSG_MOD(extack,
+			   "The coprocessor's mailbox is not answering: offload refused until it does");
+	return -EOPNOTSUPP;
+}
+
 static bool octep_ipsec_has(const struct octep_ipsec *ips, u32 feat)
 {
 	return le32_to_cpu(ips->info.features) & feat;
@@ -948,6 +964,8 @@ static int octep_ipsec_state_add(struct net_device *dev, struct xfrm_state *x,
 	}
 
 	err = octep_ipsec_validate(ips, x, extack);
+	if (!err)
+		err = octep_ipsec_mbox_down(ips, extack);
 	if (err)
 		return err;
 
@@ -1349,6 +1367,8 @@ static int octep_ipsec_policy_add(struct xfrm_policy *xp,
 		return -EOPNOTSUPP;
 	}
 	err = octep_ipsec_policy_ok(ips, xp, extack);
+	if (!err)
+		err = octep_ipsec_mbox_down(ips, extack);
 	if (err)
 		return err;
 	pol = kzalloc(sizeof(*pol), GFP_KERNEL);

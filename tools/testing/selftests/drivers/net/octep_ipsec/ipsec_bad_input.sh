@@ -158,6 +158,8 @@ t1=$(stat "$HOST_IF" mbox_timeouts)
 	ktap_ok "the timeout is counted by driver and block" ||
 	ktap_fail "the timeout is counted by driver and block" \
 		"driver $((t1 - t0)), block $(sim_read ipsec/mbox_timedout)"
+# Adds are refused at once until the resync after the timeout is answered.
+wait_for 20 mbox_answering
 sim_write ipsec/mbox_fail_next 1
 e0=$(stat "$HOST_IF" mbox_errors)
 refused "The coprocessor refused the flow add (-5)" \

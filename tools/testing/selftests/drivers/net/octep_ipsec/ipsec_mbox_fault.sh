@@ -6,6 +6,9 @@
 # flush whose deletes time out leaves no entry in the block once the
 # fault clears (the driver's resync), with timeouts and orphans counted;
 # adds and a read-only `ip xfrm state list` are not held up meanwhile;
+# once a request has timed out, adds on that device are refused at once,
+# with the reason, and left to the host (they would hold the xfrm
+# configuration mutex for a timeout each) until the resync is answered;
 # removing the driver under an active fault takes seconds, and what it
 # had to leave behind is freed by the next probe.
 
@@ -13,7 +16,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
 require_cmd ip ethtool
 
-ktap_plan 21
+ktap_plan 24
 
 ipsec_prepare
 check "modules load" octep_load || ktap_finish
@@ -49,6 +52,16 @@ flows()
 sa_del()
 {
 	ip xfrm state delete src 192.0.2.1 dst 192.0.2.2 proto esp spi "$1"
+}
+
+# sa_add_offloaded IF SPI: sa_add, true only if the block took it; a state
+# the host was left to carry is deleted again.
+sa_add_offloaded()
+{
+	sa_add "$1" "$2" || return 1
+	ipsec_offloaded "$2" 192.0.2.1 192.0.2.2 && return 0
+	sa_del "$2"
+	return 1
 }
 
 # Four states on each device; device 0's next request (the delete of its
@@ -172,11 +185,42 @@ else
 		"table before: $before; exit $rc, $((t1 - t0)) ms: $out"
 fi
 echo 0 >"$DBG1/ipsec/mbox_fault_cmd"
-wait_for 20 sa_add "$IF1" 0x313 &&
+wait_for 20 sa_add_offloaded "$IF1" 0x313 &&
 	wait_for 20 grep -q "in 0 out 2" "$DBG1/ipsec/flows" &&
 	ktap_ok "after the fault the add goes in, the stuck entries freed" ||
 	ktap_fail "after the fault the add goes in, the stuck entries freed" \
 		"$(flows "$DBG1"); $(ethtool -S "$IF1" | grep -E 'ipsec_(del|orph|resync)')"
+
+# A request times out: until one is answered again, adds on that device
+# are refused without a request (the model counts none), with the reason,
+# and the host carries the crypto offload state; once the fault is spent
+# the resync is answered and adds are offloaded again. Counted, not timed.
+echo 1000 >"$DBG1/ipsec/mbox_timeout_next"
+sa_add "$IF1" 0x321
+req0=$(cat "$DBG1/ipsec/mbox_requests")
+out=$(sa_add "$IF1" 0x322 2>&1)
+rc=$?
+req1=$(cat "$DBG1/ipsec/mbox_requests")
+if [ "$rc" = 0 ] && grep -q "mailbox is not answering: offload refused" <<<"$out" &&
+   ! ipsec_offloaded 0x322 192.0.2.1 192.0.2.2; then
+	ktap_ok "mailbox down: the next add is refused with the reason, left to the host"
+else
+	ktap_fail "mailbox down: the next add is refused with the reason, left to the host" \
+		"exit $rc: $out"
+fi
+# The resync (the reporter's recover) may send its own requests meanwhile:
+# not more than it, and the add's refusal sent none of its own.
+[ $((req1 - req0)) -le 1 ] &&
+	ktap_ok "the refused add sent no request ($((req1 - req0)) in the meantime)" ||
+	ktap_fail "the refused add sent no request" "mbox_requests $req0 -> $req1"
+echo 0 >"$DBG1/ipsec/mbox_timeout_next"
+wait_for 30 sa_add_offloaded "$IF1" 0x323 &&
+	ktap_ok "once the resync is answered, adds are offloaded again" ||
+	ktap_fail "once the resync is answered, adds are offloaded again" \
+		"$(ethtool -S "$IF1" | grep -E 'mbox_|ipsec_resync')"
+for s in 0x321 0x322 0x323; do
+	sa_del "$s" 2>/dev/null
+done
 
 # Removal with states installed and device 0's mailbox dead.
 for i in 1 2 3 4 5; do

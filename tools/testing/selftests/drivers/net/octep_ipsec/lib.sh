@@ -310,6 +310,13 @@ octep_unload()
 	return $rc
 }
 
+# mbox_answering: true once the mailbox of DL_DEV answers again after a
+# timeout (adds are refused at once while it does not).
+mbox_answering()
+{
+	devlink health diagnose "$DL_DEV" reporter mbox | grep -q "answering: true"
+}
+
 # ------------------------------------------------------------- devices
 
 lib_one_netdev()

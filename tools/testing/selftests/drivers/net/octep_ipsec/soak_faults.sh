@@ -88,6 +88,8 @@ for ((r = 1; r <= FAULT_ROUNDS; r++)); do
 	ipsec_install transport crypto 2 >/dev/null 2>&1
 	ipsec_flush
 	sim_write ipsec/mbox_timeout_next 0
+	# Adds are refused at once until the resync is answered.
+	wait_for 20 mbox_answering
 	ipsec_install transport crypto 2 >/dev/null 2>&1
 	if ipsec_both_offloaded && wait_for 20 pong; then
 		:
