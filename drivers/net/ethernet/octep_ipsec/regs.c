@@ -7,6 +7,7 @@
  * it returns.
  */
 #include <linux/bitfield.h>
+#include <linux/iopoll.h>
 
 #include "octep_ipsec.h"
 
@@ -102,12 +103,31 @@ void octep_regs_iq_setup(struct octep_qvec *qv)
  *
  * Interrupts off, then both rings off. After this returns the block writes
  * no more to the rings' memory, so it may be freed.
+ *
+ * Context: process; may sleep up to 10 ms a ring.
  */
 void octep_regs_ring_disable(struct octep_qvec *qv)
 {
 	struct octep_dev *oct = qv->oct;
+	const u32 regs[] = {
+		OCTEP_SDP_R_OUT_ENABLE(qv->idx),
+		OCTEP_SDP_R_IN_ENABLE(qv->idx),
+	};
+	unsigned int i;
+	u64 v;
 
 	octep_regs_write_levels(qv, false);
-	octep_wr64(oct, OCTEP_SDP_R_OUT_ENABLE(qv->idx), 0);
-	octep_wr64(oct, OCTEP_SDP_R_IN_ENABLE(qv->idx), 0);
+	for (i = 0; i < ARRAY_SIZE(regs); i++)
+		octep_wr64(oct, regs[i], 0);
+	/*
+	 * Over PCI the writes are posted: read each enable back until the
+	 * block reports the ring stopped. All ones is a device gone, which
+	 * writes nothing more either.
+	 */
+	for (i = 0; i < ARRAY_SIZE(regs); i++)
+		if (read_poll_timeout(octep_rd64, v, v == U64_MAX ||
+				      !(v & OCTEP_SDP_RING_ENABLE), 10,
+				      10 * USEC_PER_MSEC, false, oct, regs[i]))
+			dev_warn(oct->dev, "ring %u still enabled at %#x\n",
+				 qv->idx, regs[i]);
 }
