@@ -865,13 +865,18 @@ void octep_oq_free(struct octep_qvec *qv)
 {
 	struct octep_oq *oq = &qv->oq;
 	struct octep_ring_mem m = {};
-	u64 cnt;
+	u64 raw, cnt;
 	u32 i;
 
 	if (!oq->desc)
 		return;
-	cnt = octep_rd64(qv->oct, OCTEP_SDP_R_OUT_CNTS(qv->idx)) &
-	      OCTEP_SDP_CNTS_COUNT;
+	/*
+	 * All ones: the device is gone (a surprise removal, an AER error),
+	 * nothing to count. A block counts no more than the buffers it had.
+	 */
+	raw = octep_rd64(qv->oct, OCTEP_SDP_R_OUT_CNTS(qv->idx));
+	cnt = raw == U64_MAX ? 0 : min_t(u64, raw & OCTEP_SDP_CNTS_COUNT,
+					 oq->posted);
 	if (cnt) {
 		octep_wr64(qv->oct, OCTEP_SDP_R_OUT_CNTS(qv->idx), cnt);
 		u64_stats_update_begin(&oq->stats.syncp);
