@@ -6,8 +6,8 @@
  * cannot see a ring the block itself stopped serving: a ring whose enable
  * bit the block cleared counts nothing, so nothing is ever found in it,
  * and an input ring the block stopped reading leaves its instructions in
- * flight with no completion to reap. Issue 17 found both: ping 0/5,
- * nothing counted, only ip link down/up brought the device back.
+ * flight with no completion to reap. Either left the device silent (ping
+ * 0/5, nothing counted) until ip link down/up.
  *
  * Two ways in, one way out:
  *

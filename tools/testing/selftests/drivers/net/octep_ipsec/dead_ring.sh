@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # A ring the block stops serving is found, counted and recovered, with no
-# ip link down/up (issue 17, item 4). The model stops a ring three ways:
+# ip link down/up. The model stops a ring three ways:
 #  - IN_ENABLE cleared (debugfs regs): the driver's health check finds the
 #    input ring disabled within a period or two, counts it in tx_timeouts
 #    and resets the rings;

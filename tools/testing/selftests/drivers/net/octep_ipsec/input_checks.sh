@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The small items of issue 17.5, each refused with a clear error or made to
+# Small input checks, each refused with a clear error or made to
 # work:
 #  - new_device takes "ID [NUM_RINGS]" as whole unsigned 32-bit numbers in
 #    any base kstrtouint() reads: "0 4294967297" and "5 -1" are refused (they

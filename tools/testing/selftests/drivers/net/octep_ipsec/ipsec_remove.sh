@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Removal with packet offload and live TCP flows (issue 17, item 2): with
+# Removal with packet offload and live TCP flows: with
 # packet-offload states and policies for both directions and two TCP
 # streams each way running through them, `rmmod octep_ipsec` and then (the
 # driver loaded again) `del_device` of the model's device. Each used to

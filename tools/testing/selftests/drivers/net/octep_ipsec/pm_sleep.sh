@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# System sleep (issue 17, item 6): the driver's suspend frees the rings of
+# System sleep: the driver's suspend frees the rings of
 # a running device and detaches it, its resume brings them back. The VM
 # cannot take a real test sleep (/sys/power/pm_test "devices"): its root
 # is on virtio-9p, which does not come back from one, and the guest hangs.

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Reconfiguration that cannot get its memory (issue 17, item 6). ethtool -L
+# Reconfiguration that cannot get its memory. ethtool -L
 # and -G prepare the new rings before they free the old ones, so a failed
 # allocation refuses the change and the old rings carry on; before, the old
 # rings were freed first and a failure left an up but dead device.

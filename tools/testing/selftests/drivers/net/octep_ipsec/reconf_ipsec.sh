@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Ring reallocation under crypto-offloaded ESP (issue 17, item 1): while
+# Ring reallocation under crypto-offloaded ESP: while
 # four TCP streams run each way through transport-mode associations whose
 # both directions the block carries, reconf_loop.py changes the channel
 # count (-L) and now and then the ring sizes (-G) for RECONF_SECS (40)

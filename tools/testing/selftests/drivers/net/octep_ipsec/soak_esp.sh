@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Soak (issue 17): ESP_FRAMES (default 1000; `make check-soak` 10,000) malformed
+# Soak: ESP_FRAMES (default 1000; `make check-soak` 10,000) malformed
 # ESP frames from the wire at an offloaded inbound state, while good
 # traffic runs through it. Four kinds, in turn: truncated (SPI and
 # sequence number only), garbage of 16-200 bytes under the state's SPI

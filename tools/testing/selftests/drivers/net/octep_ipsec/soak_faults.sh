@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Soak (issue 17): every fault the model can inject, FAULT_ROUNDS times
+# Soak: every fault the model can inject, FAULT_ROUNDS times
 # (default 1; `make check-soak` 20), under a TCP stream each way and a
 # crypto-offloaded ESP pair. One round, each fault in turn:
 #  - lost interrupts (ring<N>/lose_irq): the watchdog rescues the ring;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Soak (issue 17): REKEYS (default 5; `make check-soak` 100) rekeys of a
+# Soak: REKEYS (default 5; `make check-soak` 100) rekeys of a
 # crypto-offloaded transport-mode pair under a TCP stream each way, the
 # way an IKE daemon makes them: make before break. Each rekey adds the new
 # inbound states on both sides, then the new outbound ones (the stack

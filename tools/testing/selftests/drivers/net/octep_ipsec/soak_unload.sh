@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Soak (issue 17): UNLOAD_CYCLES (default 2; `make check-soak` 100) removals of
+# Soak: UNLOAD_CYCLES (default 2; `make check-soak` 100) removals of
 # octep_ipsec under traffic with offloaded associations, crypto and packet
 # offload in turn. Each cycle: the driver loaded on the model's device,
 # transport-mode states (and, for packet offload, policies) offloaded both
