@@ -1218,6 +1218,29 @@ static void octep_ipsec_advance_esn(struct xfrm_state *x)
 }
 
 /*
+ * Packet offload, outbound: the block numbers the packets, so the state's
+ * output sequence is the block's. It is written back, never backwards, so
+ * that what ip -s xfrm state, XFRM_MSG_GETAE and a migration read is where
+ * the counter is: an SA added again with the same key from a stale value
+ * would send an IV GCM has already used. The stack never moves it itself
+ * for a packet-offload state (xfrm_output_one() does not run for one).
+ */
+static void octep_ipsec_sync_oseq(struct xfrm_state *x, u64 seq)
+{
+	u64 cur;
+
+	if (x->replay_esn) {
+		cur = (u64)x->replay_esn->oseq_hi << 32 | x->replay_esn->oseq;
+		if (seq <= cur)
+			return;
+		WRITE_ONCE(x->replay_esn->oseq_hi, upper_32_bits(seq));
+		WRITE_ONCE(x->replay_esn->oseq, lower_32_bits(seq));
+	} else if (seq > x->replay.oseq) {
+		WRITE_ONCE(x->replay.oseq, min_t(u64, seq, U32_MAX));
+	}
+}
+
+/*
  * Packet offload: the stack does not count; the block does, as the stack
  * would (xfrm_output_one(), xfrm_input()). The counts are at most
  * OCTEP_IPSEC_STATS_MS old (this runs in atomic context). Replay and ICV
@@ -1226,16 +1249,19 @@ static void octep_ipsec_advance_esn(struct xfrm_state *x)
 static void octep_ipsec_update_stats(struct xfrm_state *x)
 {
 	struct octep_ipsec_sa *sa = (void *)x->xso.offload_handle;
-	u64 packets, bytes;
+	u64 packets, bytes, seq;
 
 	if (!sa || sa->type != XFRM_DEV_OFFLOAD_PACKET)
 		return;
 	spin_lock_bh(&sa->ips->lock);
 	packets = le64_to_cpu(sa->hw.packets);
 	bytes = le64_to_cpu(sa->hw.bytes);
+	seq = le64_to_cpu(sa->hw.seq);
 	spin_unlock_bh(&sa->ips->lock);
 	x->curlft.packets = packets;
 	x->curlft.bytes = bytes;
+	if (sa->dir == XFRM_DEV_OFFLOAD_OUT)
+		octep_ipsec_sync_oseq(x, seq);
 }
 
 /* ---------------------------------------------------------- policies */

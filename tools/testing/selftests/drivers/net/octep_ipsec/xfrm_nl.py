@@ -36,7 +36,8 @@ NLMSG_ERROR = 2
 NLMSGERR_ATTR_MSG = 1
 NLM_F_CAPPED, NLM_F_ACK_TLVS = 0x100, 0x200
 XFRM_MSG_NEWSA, XFRM_MSG_NEWPOLICY = 16, 19
-XFRMA_TMPL, XFRMA_ALG_AEAD, XFRMA_REPLAY_ESN_VAL = 5, 18, 23
+XFRMA_TMPL, XFRMA_REPLAY_VAL = 5, 10
+XFRMA_ALG_AEAD, XFRMA_REPLAY_ESN_VAL = 18, 23
 XFRMA_OFFLOAD_DEV = 28
 XFRM_OFFLOAD_IPV6, XFRM_OFFLOAD_INBOUND, XFRM_OFFLOAD_PACKET = 1, 2, 4
 XFRM_STATE_ESN = 128
@@ -154,6 +155,10 @@ def cmd_state(a):
                           struct.pack('=6I', words, a.oseq, a.seq,
                                       a.oseq_hi, a.seq_hi, a.replay) +
                           b'\0' * 4 * words))
+    elif a.oseq or a.seq:
+        # struct xfrm_replay_state: oseq, seq, bitmap.
+        attrs.append(attr(XFRMA_REPLAY_VAL,
+                          struct.pack('=3I', a.oseq, a.seq, 0)))
     if a.offload:
         attrs.append(offload_attr(a.offload, a.dev, a.dir == 'in', fam))
     return send(XFRM_MSG_NEWSA, body, attrs)
