@@ -344,25 +344,6 @@ static void octep_tx_stop(struct octep_dev *oct)
 		txq_trans_cond_update(netdev_get_tx_queue(netdev, q));
 }
 
-/*
- * Start (or wake, @wake) the transmit queues that have a ring, and only
- * those. A queue beyond the ring count stays stopped as octep_tx_stop() left
- * it: pktgen and AF_PACKET's qdisc bypass pick a queue before they take its
- * lock, and test only that it is not stopped once they hold it.
- */
-static void octep_tx_start(struct octep_dev *oct, bool wake)
-{
-	struct net_device *netdev = oct->netdev;
-	unsigned int q;
-
-	for (q = 0; q < oct->num_rings; q++) {
-		if (wake)
-			netif_tx_wake_queue(netdev_get_tx_queue(netdev, q));
-		else
-			netif_tx_start_queue(netdev_get_tx_queue(netdev, q));
-	}
-}
-
 /**
  * octep_reconfigure() - change ring pairs or ring sizes, under traffic
  * @oct: device, under RTNL
@@ -392,7 +373,7 @@ int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
 		err = netif_set_real_num_queues(netdev, rings, rings);
 		if (err)
 			return err;
-		oct->num_rings = rings;
+		WRITE_ONCE(oct->num_rings, rings);
 		oct->rx_ring_size = rx_size;
 		oct->tx_ring_size = tx_size;
 		octep_rss_follow_rings(oct);
@@ -413,13 +394,14 @@ int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
 		goto resume;
 	}
 	octep_datapath_down(oct);
-	oct->num_rings = rings;
+	/* Read by xmit: written before the queues are woken (a full barrier). */
+	WRITE_ONCE(oct->num_rings, rings);
 	oct->rx_ring_size = rx_size;
 	oct->tx_ring_size = tx_size;
 	err = octep_datapath_up(oct, mem);
 	octep_rings_release(oct, mem, rings);
 	if (err) {
-		oct->num_rings = old_rings;
+		WRITE_ONCE(oct->num_rings, old_rings);
 		oct->rx_ring_size = old_rx;
 		oct->tx_ring_size = old_tx;
 		mem = octep_rings_prepare(oct, old_rings, old_rx, old_tx);
@@ -436,7 +418,13 @@ int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
 	}
 resume:
 	octep_resume(oct);
-	octep_tx_start(oct, true);
+	/*
+	 * Every queue, those beyond the ring count too: the stack's TX
+	 * watchdog takes any queue left stopped for a hung one. A sender
+	 * that picked one of those before -L (pktgen, AF_PACKET's qdisc
+	 * bypass) is dropped by octep_start_xmit().
+	 */
+	netif_tx_wake_all_queues(netdev);
 	return err;
 }
 
@@ -459,7 +447,7 @@ static int octep_up(struct octep_dev *oct)
 	if (err)
 		return err;
 	octep_resume(oct);
-	octep_tx_start(oct, false);
+	netif_tx_start_all_queues(netdev);
 	netif_carrier_on(netdev);
 	octep_health_start(oct);
 	return 0;

@@ -185,12 +185,13 @@ netdev_tx_t octep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	u32 len, i;
 
 	/*
-	 * The stack keeps a queue without a ring stopped (octep_tx_start()),
-	 * and -L changes num_rings only with every queue's lock taken
-	 * (netif_tx_disable()), which we hold for ours. A caller that ignored
-	 * the stop would find a ring already freed: drop, not crash.
+	 * pktgen and AF_PACKET's qdisc bypass pick the queue before they
+	 * take its lock, and may pick one that -L has since left without a
+	 * ring: drop, not crash. num_rings changes only with every queue
+	 * stopped (octep_reconfigure()); a stale read finds the freed ring
+	 * with no room (octep_iq_free()) and returns busy.
 	 */
-	if (unlikely(q >= oct->num_rings)) {
+	if (unlikely(q >= READ_ONCE(oct->num_rings))) {
 		dev_core_stats_tx_dropped_inc(netdev);
 		dev_kfree_skb_any(skb);
 		return NETDEV_TX_OK;

@@ -9,7 +9,8 @@
 # just freed, unless the queues beyond the live ring count stay stopped.
 #
 # Asserted: every -L change is applied while pktgen holds queues 2 and 3
-# and while bypass senders run; after them the device answers pings and
+# and while bypass senders run; five seconds at one ring under pktgen
+# raise no transmit timeout; after them the device answers pings and
 # the kernel log is clean (the harness also fails the test on any splat).
 
 source "$(dirname "$0")/lib.sh"
@@ -23,7 +24,7 @@ PG=/proc/net/pktgen
 modprobe pktgen 2>/dev/null
 [ -d "$PG" ] || ktap_skip_all "no pktgen in this kernel"
 
-ktap_plan 8
+ktap_plan 9
 
 check "modules load" octep_load || ktap_finish
 check "device 0 with $RINGS rings" octep_new 0 "$RINGS" || ktap_finish
@@ -107,6 +108,20 @@ if [ "$bad" = 0 ] && [ "$(channels)" = "$RINGS" ]; then
 else
 	ktap_fail "$CYCLES shrinks to 1 and back under pktgen on queues 2, 3" \
 		"$bad changes failed, channels $(channels)"
+fi
+# Longer than the stack's TX watchdog period (watchdog_timeo, 3 s) at one
+# ring: a queue left stopped beyond the ring count reads as a hung one.
+t0=$(stat "$HOST_IF" tx_timeouts)
+ethtool -L "$HOST_IF" combined 1
+sleep 5
+ethtool -L "$HOST_IF" combined "$RINGS"
+t1=$(stat "$HOST_IF" tx_timeouts)
+# ndo_tx_timeout counts each report of the stack's watchdog.
+if [ "$t1" = "$t0" ]; then
+	ktap_ok "5 s at one ring under pktgen on queues 2, 3: no transmit timeout"
+else
+	ktap_fail "5 s at one ring under pktgen on queues 2, 3: no transmit timeout" \
+		"tx_timeouts $t0 -> $t1"
 fi
 pg_stop
 
