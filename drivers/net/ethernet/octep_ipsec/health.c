@@ -95,6 +95,22 @@ static void octep_schedule_reset(struct octep_dev *oct)
 	schedule_work(&oct->reset_work);
 }
 
+/*
+ * Only queue the work (see the top of this file). A report's left rings
+ * get a visit; a disabled ring, or a recover asked for by hand (no
+ * context), a reset of the rings.
+ */
+static void octep_stall_recover(struct octep_dev *oct,
+				const struct octep_health_ctx *ctx)
+{
+	if (!ctx || ctx->disabled) {
+		octep_schedule_reset(oct);
+		return;
+	}
+	atomic_long_or(ctx->left, &oct->rescue_mask);
+	schedule_work(&oct->reset_work);
+}
+
 /* Under RTNL, the datapath up and not quiesced: look at every ring pair. */
 static bool octep_health_check(struct octep_dev *oct,
 			       struct octep_health_ctx *ctx)
@@ -204,6 +220,8 @@ static void octep_health_work(struct work_struct *work)
 		mutex_lock(&oct->report_lock);
 		if (oct->reporting)
 			devlink_health_report(oct->rx_stall, ctx.msg, &ctx);
+		else
+			octep_stall_recover(oct, &ctx);
 		mutex_unlock(&oct->report_lock);
 	}
 	if (again)
@@ -426,23 +444,11 @@ static int octep_rx_stall_dump(struct devlink_health_reporter *reporter,
 	return 0;
 }
 
-/*
- * Under the devlink lock: only queue the work (see the top of this file).
- * A report's left rings get a visit; a disabled ring, or a recover asked
- * for by hand (no context), a reset of the rings.
- */
+/* Under the devlink lock. */
 static int octep_rx_stall_recover(struct devlink_health_reporter *reporter,
 				  void *priv_ctx, struct netlink_ext_ack *extack)
 {
-	struct octep_dev *oct = devlink_health_reporter_priv(reporter);
-	struct octep_health_ctx *ctx = priv_ctx;
-
-	if (!ctx || ctx->disabled) {
-		octep_schedule_reset(oct);
-		return 0;
-	}
-	atomic_long_or(ctx->left, &oct->rescue_mask);
-	schedule_work(&oct->reset_work);
+	octep_stall_recover(devlink_health_reporter_priv(reporter), priv_ctx);
 	return 0;
 }
 
@@ -497,7 +503,7 @@ void octep_health_fini(struct octep_dev *oct)
  * devlink_health_report() wants a registered instance, and the check runs
  * whenever the netdev is up: from register_netdev(), before devlink is
  * registered, and until unregister_netdev(), after it is not. A stall
- * found outside is still counted and logged, not reported.
+ * found outside is counted, logged and recovered, not reported.
  */
 void octep_health_reports(struct octep_dev *oct, bool on)
 {
