@@ -347,28 +347,6 @@ static u32 octep_oq_pass_flagged(struct octep_oq *oq, u32 left,
 }
 
 /*
- * service=pass: the watchdog's pass (octep_pass_watchdog_ring()) refills
- * the ring and writes its counters holding OCTEP_OQ_PASS_HELD, not SCHED,
- * so the poll holds the flag for its own refill and counting too: the page
- * pool and the counters have one writer at a time. It waits for the flag,
- * as a pass that finds it held must not: a pass is a ring's worth at most,
- * and the two never share a CPU (both softirq).
- */
-static void octep_pass_hold(struct octep_oq *oq, bool pass_mode)
-{
-	if (!pass_mode)
-		return;
-	while (test_and_set_bit_lock(OCTEP_OQ_PASS_HELD, &oq->flags))
-		cpu_relax();
-}
-
-static void octep_pass_release(struct octep_oq *oq, bool pass_mode)
-{
-	if (pass_mode)
-		clear_bit_unlock(OCTEP_OQ_PASS_HELD, &oq->flags);
-}
-
-/*
  * The visit: go round pass(ring, left) until a pass takes nothing, the
  * budget is used, or a pass stopped at a buffer not yet written. The caller
  * (the poll) holds SCHED for all of it. Returns the packets' buffers taken.
@@ -391,9 +369,19 @@ static int octep_oq_visit(struct octep_qvec *qv, int budget,
 	 * brings this visit).
 	 */
 	if (test_bit(OCTEP_OQ_REFILL, &oq->flags)) {
-		octep_pass_hold(oq, pass_mode);
-		pi.alloc_fail += octep_oq_refill(oq);
-		octep_pass_release(oq, pass_mode);
+		/*
+		 * service=pass: the watchdog's pass refills holding
+		 * OCTEP_OQ_PASS_HELD, not SCHED; one page pool user at a
+		 * time. Held, the ring is left to that pass, which refills
+		 * after what it takes (the bit stays set for the next visit).
+		 */
+		if (!pass_mode) {
+			pi.alloc_fail += octep_oq_refill(oq);
+		} else if (!test_and_set_bit_lock(OCTEP_OQ_PASS_HELD,
+						  &oq->flags)) {
+			pi.alloc_fail += octep_oq_refill(oq);
+			clear_bit_unlock(OCTEP_OQ_PASS_HELD, &oq->flags);
+		}
 	}
 
 	do {
@@ -412,8 +400,7 @@ static int octep_oq_visit(struct octep_qvec *qv, int budget,
 	} while (taken && done < budget && !pi.unseen &&
 		 !READ_ONCE(qv->oct->quiesced));
 
-	/* The poll owns the ring: the only writer of its stats (but above). */
-	octep_pass_hold(oq, pass_mode);
+	/* The poll owns the ring: the only writer of its stats. */
 	u64_stats_update_begin(&oq->stats.syncp);
 	octep_oq_count(oq, &pi);
 	oq->stats.rxwd_stalls += stall;
@@ -424,16 +411,13 @@ static int octep_oq_visit(struct octep_qvec *qv, int budget,
 	if (done >= budget)
 		oq->stats.oq_bound++;
 	u64_stats_update_end(&oq->stats.syncp);
-	octep_pass_release(oq, pass_mode);
 
 	/* Rule 3: work left behind that no crossing will announce. */
 	if (done < budget &&
 	    (pi.unseen || test_bit(OCTEP_OQ_REFILL, &oq->flags))) {
-		octep_pass_hold(oq, pass_mode);
 		u64_stats_update_begin(&oq->stats.syncp);
 		oq->stats.tick_requests++;
 		u64_stats_update_end(&oq->stats.syncp);
-		octep_pass_release(oq, pass_mode);
 		trace_octep_tick_request(qv->idx, pi.unseen,
 					 test_bit(OCTEP_OQ_REFILL, &oq->flags));
 		octep_wd_request_tick(oq);
