@@ -23,6 +23,9 @@
 #                 kernel tree).
 #   OCTEP_WAIT    seconds to wait for devices/addresses to appear (default 20;
 #                 the VM runs under TCG, everything is slow).
+#   OCTEP_KSYMS   a file to keep the loaded modules' symbols in, for reports
+#                 printed after they are gone (scripts/ksym-decode); unset:
+#                 none kept (scripts/run-selftests and scripts/vm set it).
 
 KSFT_PASS=0
 KSFT_FAIL=1
