@@ -19,11 +19,13 @@
  * response header gets the entry's handle and a status. ESP with no entry
  * goes up unchanged (the host's software may hold its SA).
  *
- * Frames are Ethernet; skb->data is the MAC header on both paths.
+ * Frames are Ethernet, with at most one VLAN tag; skb->data is the MAC
+ * header on both paths.
  */
 #include <crypto/aead.h>
 #include <linux/bitfield.h>
 #include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/scatterlist.h>
@@ -51,13 +53,25 @@ static void osim_ipsec_inc(struct osim_ipsec *ips, enum osim_ipsec_cnt c)
 int osim_parse(struct sk_buff *skb, struct osim_pkt *p)
 {
 	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
+	__be16 proto;
 	int off;
 
 	memset(p, 0, sizeof(*p));
 	if (skb->len < ETH_HLEN)
 		return -EINVAL;
+	proto = eth->h_proto;
 	p->l3 = ETH_HLEN;
-	if (eth->h_proto == htons(ETH_P_IP)) {
+	/* One 802.1Q or 802.1ad tag: a VLAN device's frames. */
+	if (eth_type_vlan(proto)) {
+		const struct vlan_hdr *vh;
+
+		if (skb->len < ETH_HLEN + VLAN_HLEN)
+			return -EINVAL;
+		vh = (const struct vlan_hdr *)(skb->data + ETH_HLEN);
+		proto = vh->h_vlan_encapsulated_proto;
+		p->l3 += VLAN_HLEN;
+	}
+	if (proto == htons(ETH_P_IP)) {
 		const struct iphdr *iph;
 
 		if (skb->len < p->l3 + sizeof(*iph))
@@ -74,7 +88,7 @@ int osim_parse(struct sk_buff *skb, struct osim_pkt *p)
 		p->frag = ip_is_fragment(iph);
 		return 0;
 	}
-	if (eth->h_proto == htons(ETH_P_IPV6)) {
+	if (proto == htons(ETH_P_IPV6)) {
 		const struct ipv6hdr *ip6h;
 		__be16 frag_off = 0;
 		u8 nh;
@@ -282,17 +296,19 @@ static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 
 	if (tunnel) {
 		struct ethhdr *eth;
+		__be16 *etype;
 
 		skb_push(skb, head);
-		memmove(skb->data, skb->data + head, ETH_HLEN);
+		memmove(skb->data, skb->data + head, p->l3);
 		eth = (struct ethhdr *)skb->data;
 		/* The block addresses the link's far end itself. */
 		ether_addr_copy(eth->h_dest, ips->dev->wire->dev_addr);
+		/* The EtherType in front of IP, after any VLAN tag. */
+		etype = (__be16 *)(skb->data + p->l3) - 1;
 		if (f->family == 4) {
-			struct iphdr *iph = (struct iphdr *)(skb->data +
-							     ETH_HLEN);
+			struct iphdr *iph = (struct iphdr *)(skb->data + p->l3);
 
-			eth->h_proto = htons(ETH_P_IP);
+			*etype = htons(ETH_P_IP);
 			memset(iph, 0, sizeof(*iph));
 			iph->version = 4;
 			iph->ihl = 5;
@@ -306,9 +322,9 @@ static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 			ip_send_check(iph);
 		} else {
 			struct ipv6hdr *ip6h = (struct ipv6hdr *)(skb->data +
-								  ETH_HLEN);
+								  p->l3);
 
-			eth->h_proto = htons(ETH_P_IPV6);
+			*etype = htons(ETH_P_IPV6);
 			ip6_flow_hdr(ip6h, dsfield, 0);
 			ip6h->payload_len = htons(hlen + plen + tail);
 			ip6h->nexthdr = IPPROTO_ESP;
@@ -316,7 +332,7 @@ static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 			memcpy(&ip6h->saddr, f->saddr, 16);
 			memcpy(&ip6h->daddr, f->daddr, 16);
 		}
-		esph = (struct ip_esp_hdr *)(skb->data + ETH_HLEN + outer);
+		esph = (struct ip_esp_hdr *)(skb->data + p->l3 + outer);
 	} else {
 		skb_push(skb, hlen);
 		memmove(skb->data, skb->data + hlen, p->l4);
@@ -453,16 +469,15 @@ static int osim_esp_decap(struct osim_flow *f, struct sk_buff *skb,
 	newend = start + plen - padlen - 2;
 
 	if (f->mode == OCTEP_SDP_FLOW_MODE_TUNNEL) {
-		struct ethhdr *eth;
+		__be16 *etype;
 
 		if (nexthdr != IPPROTO_IPIP && nexthdr != IPPROTO_IPV6)
 			return -EINVAL;
 		skb_trim(skb, newend);
-		memmove(skb->data + start - ETH_HLEN, skb->data, ETH_HLEN);
-		skb_pull(skb, start - ETH_HLEN);
-		eth = (struct ethhdr *)skb->data;
-		eth->h_proto = htons(nexthdr == IPPROTO_IPIP ? ETH_P_IP :
-							       ETH_P_IPV6);
+		memmove(skb->data + start - p->l3, skb->data, p->l3);
+		skb_pull(skb, start - p->l3);
+		etype = (__be16 *)(skb->data + p->l3) - 1;
+		*etype = htons(nexthdr == IPPROTO_IPIP ? ETH_P_IP : ETH_P_IPV6);
 	} else {
 		if (p->family == 6 && p->l4 != p->l3 + sizeof(struct ipv6hdr))
 			return -EINVAL;
