@@ -43,7 +43,8 @@ struct osim_flow *osim_flow_lookup_in(struct osim_ipsec *ips, u8 family,
 	hash_for_each_possible_rcu(ips->in_hash, f, hnode,
 				   osim_flow_hash(spi)) {
 		if (f->spi == spi && f->family == family &&
-		    !memcmp(f->daddr, daddr, osim_flow_alen(family)))
+		    !memcmp(f->daddr, daddr, osim_flow_alen(family)) &&
+		    !osim_hidden(ips, f->handle))
 			return f;
 	}
 	return NULL;
@@ -64,7 +65,7 @@ struct osim_flow *osim_flow_lookup_out(struct osim_ipsec *ips, u32 handle)
 	if (!(handle & OSIM_FLOW_H_OUT))
 		return NULL;
 	f = xa_load(&ips->flows[OSIM_FLOW_OUT], handle & ~OSIM_FLOW_H_OUT);
-	return f && f->handle == handle ? f : NULL;
+	return f && f->handle == handle && !osim_hidden(ips, handle) ? f : NULL;
 }
 
 /**

@@ -89,6 +89,28 @@ struct osim_flow {
 	u64 replay;
 };
 
+/* Datapath counters (debugfs ipsec/<name>). */
+enum osim_ipsec_cnt {
+	OSIM_TX_ENCRYPT,	/* crypto offload: packets encrypted */
+	OSIM_TX_ENCAP,		/* packet offload: packets encapsulated */
+	OSIM_TX_NO_ENTRY,	/* dropped: handle names no outbound entry */
+	OSIM_TX_BAD,		/* dropped: not a packet the entry can take */
+	OSIM_TX_SEQ_OVERFLOW,	/* dropped: sequence space exhausted */
+	OSIM_TX_EXPIRED,	/* dropped: the entry's hard limit reached */
+	OSIM_RX_OK,		/* inbound ESP decrypted and verified */
+	OSIM_RX_BAD_ICV,
+	OSIM_RX_REPLAY,
+	OSIM_RX_NO_ENTRY,	/* ESP with no inbound entry: passed as is */
+	OSIM_RX_MALFORMED,
+	OSIM_TX_CLASSIFY_ENCAP,	/* CLASSIFY: packets an IPSEC policy sent */
+	OSIM_TX_CLASSIFY_BYTES,	/* their bytes as the host handed them */
+	OSIM_TX_POL_BLOCK,	/* dropped: an outbound block policy */
+	OSIM_TX_POL_NO_STATE,	/* dropped: an IPSEC policy, no entry */
+	OSIM_RX_POL_BLOCK,	/* dropped: an inbound block policy */
+	OSIM_RX_POL_MISMATCH,	/* dropped: clear under IPSEC, or wrong SA */
+	OSIM_IPSEC_NCNT,
+};
+
 /**
  * struct osim_ipsec - the block's IPsec state
  * @dev: the model device
@@ -126,6 +148,8 @@ struct osim_flow {
  * @cnt: datapath counters, enum osim_ipsec_cnt
  * @warm: a cipher kept allocated so that adding an entry finds the
  *	algorithm instantiated (and self-tested) already
+ * @hide: fault (debugfs): a flow or policy handle the datapath's lookups
+ *	pass over, so that the block disagrees with the host on purpose
  * @dbg: debugfs directory "ipsec"
  */
 struct osim_ipsec {
@@ -165,31 +189,20 @@ struct osim_ipsec {
 	u32 used[2];
 	u32 next_id[2];
 
-	atomic64_t cnt[16];
+	atomic64_t cnt[OSIM_IPSEC_NCNT];
 	struct crypto_aead *warm;
+	u32 hide;
 	struct dentry *dbg;
 };
 
-/* Datapath counters (debugfs ipsec/<name>). */
-enum osim_ipsec_cnt {
-	OSIM_TX_ENCRYPT,	/* crypto offload: packets encrypted */
-	OSIM_TX_ENCAP,		/* packet offload: packets encapsulated */
-	OSIM_TX_NO_ENTRY,	/* dropped: handle names no outbound entry */
-	OSIM_TX_BAD,		/* dropped: not a packet the entry can take */
-	OSIM_TX_SEQ_OVERFLOW,	/* dropped: sequence space exhausted */
-	OSIM_RX_OK,		/* inbound ESP decrypted and verified */
-	OSIM_RX_BAD_ICV,
-	OSIM_RX_REPLAY,
-	OSIM_RX_NO_ENTRY,	/* ESP with no inbound entry: passed as is */
-	OSIM_RX_MALFORMED,
-	OSIM_TX_CLASSIFY_ENCAP,	/* CLASSIFY: packets an IPSEC policy sent */
-	OSIM_TX_CLASSIFY_BYTES,	/* their bytes as the host handed them */
-	OSIM_TX_POL_BLOCK,	/* dropped: an outbound block policy */
-	OSIM_TX_POL_NO_STATE,	/* dropped: an IPSEC policy, no entry */
-	OSIM_RX_POL_BLOCK,	/* dropped: an inbound block policy */
-	OSIM_RX_POL_MISMATCH,	/* dropped: clear under IPSEC, or wrong SA */
-	OSIM_IPSEC_NCNT,
-};
+/*
+ * Is @handle the one the debugfs knob hides? The knob is a plain debugfs
+ * u32; a lookup racing a write may see either value.
+ */
+static inline bool osim_hidden(const struct osim_ipsec *ips, u32 handle)
+{
+	return handle == READ_ONCE(ips->hide);
+}
 
 /* mbox.c */
 int osim_ipsec_init(struct osim_dev *dev);

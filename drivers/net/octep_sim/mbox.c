@@ -258,12 +258,44 @@ static int osim_ipsec_pols_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(osim_ipsec_pols);
 
+/*
+ * One line an entry, for the tests and for a reader of a stall: flows with
+ * their SPI, policies with their priority and action, by handle (what the
+ * "hide" fault takes).
+ */
+static int osim_ipsec_table_show(struct seq_file *m, void *v)
+{
+	static const char * const way[] = { "in", "out" };
+	struct osim_ipsec *ips = m->private;
+	struct osim_flow *f;
+	struct osim_pol *pol;
+	unsigned long i;
+	int d;
+
+	mutex_lock(&ips->table_lock);
+	for (d = 0; d < 2; d++) {
+		xa_for_each(&ips->flows[d], i, f)
+			seq_printf(m, "flow %s %#x spi %#x reqid %u %s\n",
+				   way[d], f->handle, ntohl(f->spi), f->reqid,
+				   f->type == OCTEP_SDP_FLOW_TYPE_PACKET ?
+				   "packet" : "crypto");
+		xa_for_each(&ips->pols[d], i, pol)
+			seq_printf(m, "policy %s %#x priority %u action %u reqid %u\n",
+				   way[d], pol->handle, pol->priority,
+				   pol->action, pol->reqid);
+	}
+	mutex_unlock(&ips->table_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(osim_ipsec_table);
+
 static const char * const osim_ipsec_cnt_names[OSIM_IPSEC_NCNT] = {
 	[OSIM_TX_ENCRYPT] = "tx_encrypt",
 	[OSIM_TX_ENCAP] = "tx_encap",
 	[OSIM_TX_NO_ENTRY] = "tx_no_entry",
 	[OSIM_TX_BAD] = "tx_bad",
 	[OSIM_TX_SEQ_OVERFLOW] = "tx_seq_overflow",
+	[OSIM_TX_EXPIRED] = "tx_expired",
 	[OSIM_RX_OK] = "rx_ok",
 	[OSIM_RX_BAD_ICV] = "rx_bad_icv",
 	[OSIM_RX_REPLAY] = "rx_replay",
@@ -288,11 +320,13 @@ static void osim_ipsec_debugfs(struct osim_ipsec *ips)
 	debugfs_create_u32("capacity_out", 0600, d, &ips->cap[OSIM_FLOW_OUT]);
 	debugfs_create_file("flows", 0400, d, ips, &osim_ipsec_used_fops);
 	debugfs_create_file("policies", 0400, d, ips, &osim_ipsec_pols_fops);
+	debugfs_create_file("table", 0400, d, ips, &osim_ipsec_table_fops);
 	debugfs_create_atomic_t("mbox_fail_next", 0600, d, &ips->fail_next);
 	debugfs_create_atomic_t("mbox_timeout_next", 0600, d,
 				&ips->timeout_next);
 	debugfs_create_u32("mbox_fault_cmd", 0600, d, &ips->fault_cmd);
 	debugfs_create_x32("features", 0600, d, &ips->features);
+	debugfs_create_x32("hide", 0600, d, &ips->hide);
 	debugfs_create_file("mbox_requests", 0400, d, &ips->mbox_requests,
 			    &osim_ipsec_cnt_fops);
 	debugfs_create_file("mbox_failed", 0400, d, &ips->mbox_failed,

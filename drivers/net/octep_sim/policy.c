@@ -137,7 +137,8 @@ static struct osim_pol *osim_pol_find(struct osim_ipsec *ips, int d,
 		osim_pkey_of(g, pf, &k);
 		h = osim_pkey_hash(g, &k);
 		hash_for_each_possible_rcu(ips->pol_hash, pol, hnode, h) {
-			if (pol->grp != g || memcmp(&pol->key, &k, sizeof(k)))
+			if (pol->grp != g || memcmp(&pol->key, &k, sizeof(k)) ||
+			    osim_hidden(ips, pol->handle))
 				continue;
 			if (!best || pol->priority < best->priority ||
 			    (pol->priority == best->priority &&
@@ -164,7 +165,8 @@ static struct osim_flow *osim_pol_sa(struct osim_ipsec *ips,
 				   osim_out_hash(fam, daddr)) {
 		if (f->family != fam || f->mode != pol->mode ||
 		    memcmp(f->daddr, daddr, alen) ||
-		    (pol->reqid && f->reqid != pol->reqid))
+		    (pol->reqid && f->reqid != pol->reqid) ||
+		    osim_hidden(ips, f->handle))
 			continue;
 		/* Tunnel: the template's source, if it names one. */
 		if (tunnel && memcmp(pol->tsaddr, any, alen) &&
