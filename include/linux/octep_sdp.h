@@ -181,6 +181,15 @@ struct octep_sdp_resp_hdr {
 #define  OCTEP_SDP_TX_IPSEC_ENCAP	2	/* packet offload */
 #define  OCTEP_SDP_TX_IPSEC_CLASSIFY	3	/* the policy table decides */
 /*
+ * ENCRYPT and ENCAP name their entry in OCTEP_SDP_TX_FLOW_HANDLE: the block
+ * applies that entry or drops the frame (OCTEP_SDP_IPSEC_TX_DROP); it never
+ * sends such a frame as it came, so what the host decided to protect is
+ * protected even where the block's own tables would not have matched it.
+ * An ENCAP frame whose best match in the policy table is an outbound BLOCK
+ * policy is dropped too (OCTEP_SDP_IPSEC_TX_BLOCK): the table orders by
+ * priority, where the host's choice may not have.
+ */
+/*
  * TSO: the frame is one TCP frame over IPv4 or IPv6 (no VLAN tag, no IPv6
  * extension header) to be cut into segments of OCTEP_SDP_TX_MSS payload
  * bytes. It needs OCTEP_SDP_TX_CSUM with CSUM_START at the TCP header and
@@ -571,6 +580,13 @@ enum octep_sdp_ipsec_cnt {
 	OCTEP_SDP_IPSEC_TX_NO_STATE,	/* IPSEC policy, no entry: dropped */
 	OCTEP_SDP_IPSEC_RX_BLOCK,	/* dropped by an inbound BLOCK */
 	OCTEP_SDP_IPSEC_RX_MISMATCH,	/* dropped with POL_MISMATCH */
+	/*
+	 * Dropped: an ENCRYPT or ENCAP instruction whose handle names no
+	 * entry of its type, a frame its entry cannot take (or that does not
+	 * parse), an entry out of sequence numbers; CLASSIFY's encapsulation
+	 * failing the same ways.
+	 */
+	OCTEP_SDP_IPSEC_TX_DROP,
 	OCTEP_SDP_IPSEC_NCNT,
 };
 

@@ -403,6 +403,8 @@ static int osim_ipsec_classify(struct osim_ipsec *ips, struct sk_buff *skb)
  *
  * CLASSIFY: the policy table decides (osim_pol_out()): the frame goes as
  * it is, is dropped, or is encapsulated by the entry the policy names.
+ * ENCRYPT and ENCAP: the named entry, or a drop; ENCAP also drops what an
+ * outbound block policy of the table takes (osim_pol_named()).
  *
  * Return: 1 to send @skb to the wire with ESP applied, 0 to send it as it
  * is, or a negative errno to drop it (counted in debugfs ipsec/).
@@ -436,6 +438,11 @@ int osim_ipsec_tx(struct osim_dev *dev, struct sk_buff *skb, u64 flags)
 		return -ENOENT;
 	}
 	err = osim_prepare(skb, &p);
+	if (!err && op == OCTEP_SDP_TX_IPSEC_ENCAP &&
+	    osim_pol_named(ips, skb, &p)) {
+		rcu_read_unlock();
+		return -EPERM;
+	}
 	if (!err) {
 		if (op == OCTEP_SDP_TX_IPSEC_ENCRYPT)
 			err = osim_esp_encrypt(f, skb, &p);

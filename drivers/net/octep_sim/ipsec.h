@@ -315,6 +315,8 @@ enum osim_verdict osim_pol_out(struct osim_ipsec *ips,
 			       const struct sk_buff *skb,
 			       const struct osim_pkt *p,
 			       struct osim_flow **f);
+bool osim_pol_named(struct osim_ipsec *ips, const struct sk_buff *skb,
+		    const struct osim_pkt *p);
 u8 osim_pol_in(struct osim_ipsec *ips, const struct sk_buff *skb,
 	       const struct osim_pkt *p, const struct osim_flow *f);
 int osim_parse(struct sk_buff *skb, struct osim_pkt *p);

@@ -215,6 +215,36 @@ enum osim_verdict osim_pol_out(struct osim_ipsec *ips,
 }
 
 /**
+ * osim_pol_named() - may the block's table stop an ENCAP frame?
+ * @ips: IPsec state
+ * @skb: the frame, linear
+ * @p: its parsed headers
+ *
+ * The host named the entry, and the frame is encapsulated with it whatever
+ * the table holds, unless an outbound block policy is the frame's best
+ * match: the table orders policies by priority, as software ESP does.
+ *
+ * Context: the engine, under rcu_read_lock().
+ * Return: true to drop the frame (counted).
+ */
+bool osim_pol_named(struct osim_ipsec *ips, const struct sk_buff *skb,
+		    const struct osim_pkt *p)
+{
+	struct osim_pkey pf;
+	struct osim_pol *pol;
+
+	/* Pairs with WRITE_ONCE() in osim_pol_add(): a stale 0 is a race lost. */
+	if (!READ_ONCE(ips->npols[OSIM_FLOW_OUT]))
+		return false;
+	osim_pfields(skb, p, &pf);
+	pol = osim_pol_find(ips, OSIM_FLOW_OUT, &pf, false);
+	if (!pol || pol->action != OCTEP_SDP_POL_BLOCK)
+		return false;
+	atomic64_inc(&ips->cnt[OSIM_TX_POL_BLOCK]);
+	return true;
+}
+
+/**
  * osim_pol_in() - the inbound policy check
  * @ips: IPsec state
  * @skb: a clear frame from the wire, or what @f decapsulated (linear
@@ -470,7 +500,7 @@ void osim_pol_unlink_out(struct osim_ipsec *ips, struct osim_flow *f)
  */
 u64 osim_ipsec_cnt_read(struct osim_dev *dev, u32 off)
 {
-	static const u8 map[OCTEP_SDP_IPSEC_NCNT] = {
+	static const u8 map[OCTEP_SDP_IPSEC_TX_DROP] = {
 		[OCTEP_SDP_IPSEC_TX_ENCAP] = OSIM_TX_CLASSIFY_ENCAP,
 		[OCTEP_SDP_IPSEC_TX_ENCAP_BYTES] = OSIM_TX_CLASSIFY_BYTES,
 		[OCTEP_SDP_IPSEC_TX_BLOCK] = OSIM_TX_POL_BLOCK,
@@ -484,6 +514,11 @@ u64 osim_ipsec_cnt_read(struct osim_dev *dev, u32 off)
 	if (!ips || i >= OCTEP_SDP_IPSEC_NCNT ||
 	    !(READ_ONCE(ips->features) & OCTEP_SDP_FEAT_POLICY))
 		return 0;
+	if (i == OCTEP_SDP_IPSEC_TX_DROP)
+		return atomic64_read(&ips->cnt[OSIM_TX_NO_ENTRY]) +
+		       atomic64_read(&ips->cnt[OSIM_TX_BAD]) +
+		       atomic64_read(&ips->cnt[OSIM_TX_SEQ_OVERFLOW]) +
+		       atomic64_read(&ips->cnt[OSIM_TX_EXPIRED]);
 	return atomic64_read(&ips->cnt[map[i]]);
 }
 

@@ -139,6 +139,8 @@ enum octep_ipsec_cnt {
  * @n_out_pols: outbound policies in the block's table; read locklessly
  *	by octep_ipsec_tx_flags()
  * @hw_base: the block's OCTEP_SDP_IPSEC_CNT counters at probe
+ * @hw_mib: the block's transmit drop counters as @stats_work last added
+ *	them to /proc/net/xfrm_stat (only @stats_work touches them)
  * @pols: every policy offloaded here, until it is freed
  * @in_sas: inbound states by handle, for the receive path (RCU)
  * @owned: every state that has an entry in the block, by handle, live or
@@ -158,7 +160,8 @@ enum octep_ipsec_cnt {
  * @ctl_work: deletes the entries of @dead in batches, resyncs, sends ESN
  *	updates; nobody waits for it but removal
  * @batch: @ctl_work's batch of states being deleted
- * @stats_work: refreshes per-state counters from the block
+ * @stats_work: refreshes per-state counters from the block, and adds the
+ *	block's transmit drops to the stack's xfrm MIB
  * @orphans_total: entries that leaked (failed deletes, late adds)
  * @resyncs: resyncs with the block done
  * @resync_freed: leaked entries a resync freed (deleted, or found gone)
@@ -174,6 +177,7 @@ struct octep_ipsec {
 	struct list_head sas;
 	unsigned int n_out_pols;
 	u64 hw_base[OCTEP_SDP_IPSEC_NCNT];
+	u64 hw_mib[OCTEP_SDP_IPSEC_NCNT];
 	struct list_head pols;
 	struct xarray in_sas;
 	struct xarray owned;

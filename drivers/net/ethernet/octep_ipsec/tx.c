@@ -134,7 +134,8 @@ static int octep_tx_map_sg(struct octep_iq *iq, u32 slot, struct sk_buff *skb)
  *
  * The block segments only plain TCP over IPv4 or IPv6 (no extension
  * header) in a frame of at most OCTEP_SDP_TX_LEN bytes; a crypto-offloaded
- * frame carries an ESP header for one packet. Anything else the stack
+ * frame carries an ESP header for one packet, while a packet-offloaded one
+ * is plain and each segment is encapsulated. Anything else the stack
  * segments.
  *
  * Return: @features, less GSO where the block cannot segment @skb.
@@ -152,7 +153,9 @@ netdev_features_t octep_features_check(struct sk_buff *skb,
 		return features;
 	type = skb_shinfo(skb)->gso_type;
 	if (!(type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)) || (type & ~ok) ||
-	    skb->encapsulation || xfrm_offload(skb) ||
+	    skb->encapsulation ||
+	    (xfrm_offload(skb) &&
+	     xfrm_input_state(skb)->xso.type != XFRM_DEV_OFFLOAD_PACKET) ||
 	    skb->len > FIELD_MAX(OCTEP_SDP_TX_LEN) ||
 	    skb_shinfo(skb)->gso_size > FIELD_MAX(OCTEP_SDP_TX_MSS) ||
 	    (skb->protocol != htons(ETH_P_IP) &&

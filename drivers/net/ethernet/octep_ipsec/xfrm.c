@@ -9,10 +9,13 @@
  * whose xfrm_offload says CRYPTO_DONE, and esp4/esp6 strip it.
  *
  * Packet offload: policies and states both live in the block's tables.
- * The stack sends plain packets; while outbound policies are offloaded,
- * transmit asks the block to classify each (OCTEP_SDP_TX_IPSEC_CLASSIFY):
- * its policy table finds the policy and the state, and it encapsulates,
- * sends clear or drops. The driver never searches per packet. Receive:
+ * The stack sends plain packets. One it chose to protect carries its state
+ * in a secpath (set in xdo_dev_offload_ok) and goes to the block with
+ * OCTEP_SDP_TX_IPSEC_ENCAP and that entry's handle: the block encapsulates
+ * it or drops it, never sends it as it came. Others, while outbound
+ * policies are offloaded, go with OCTEP_SDP_TX_IPSEC_CLASSIFY: the block's
+ * policy table finds the policy and the state, and it encapsulates, sends
+ * clear or drops. The driver never searches per packet. Receive:
  * the block decapsulates, checks the inbound policies, and says so in the
  * response header; the secpath we set lets the stack's policy check pass.
  *
@@ -26,6 +29,7 @@
 #include <linux/bitfield.h>
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
+#include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -959,7 +963,7 @@ static int octep_ipsec_state_add(struct net_device *dev, struct xfrm_state *x,
 		spin_lock_bh(&ips->lock);
 		list_add(&sa->node, &ips->sas);
 		spin_unlock_bh(&ips->lock);
-		x->xso.offload_handle = (unsigned long)sa;
+		WRITE_ONCE(x->xso.offload_handle, (unsigned long)sa);
 		return 0;
 	}
 
@@ -1035,10 +1039,10 @@ static int octep_ipsec_state_add(struct net_device *dev, struct xfrm_state *x,
 		NL_SET_ERR_MSG_MOD(extack, "Out of memory for the state's handle");
 		return err;
 	}
-	x->xso.offload_handle = (unsigned long)sa;
-	if (sa->type == XFRM_DEV_OFFLOAD_PACKET)
-		mod_delayed_work(system_wq, &ips->stats_work,
-				 msecs_to_jiffies(OCTEP_IPSEC_STATS_MS));
+	/* Read locklessly by offload_ok and transmit. */
+	WRITE_ONCE(x->xso.offload_handle, (unsigned long)sa);
+	mod_delayed_work(system_wq, &ips->stats_work,
+			 msecs_to_jiffies(OCTEP_IPSEC_STATS_MS));
 	return 0;
 }
 
@@ -1073,7 +1077,7 @@ static void octep_ipsec_state_free(struct net_device *dev,
 		spin_lock_bh(&ips->lock);
 		list_del(&sa->node);
 		spin_unlock_bh(&ips->lock);
-		x->xso.offload_handle = 0;
+		WRITE_ONCE(x->xso.offload_handle, 0);
 		kfree_rcu(sa, rcu);
 		return;
 	}
@@ -1082,7 +1086,8 @@ static void octep_ipsec_state_free(struct net_device *dev,
 	list_del(&sa->node);
 	octep_ipsec_queue_dead(ips, sa);
 	spin_unlock_bh(&ips->lock);
-	x->xso.offload_handle = 0;
+	/* Read locklessly by offload_ok and transmit. */
+	WRITE_ONCE(x->xso.offload_handle, 0);
 }
 
 static bool octep_ipsec_has_limits(const struct xfrm_state *x)
@@ -1115,6 +1120,48 @@ static void octep_ipsec_check_expire(struct xfrm_state *x)
  * are written (it is freed only after it leaves ips->owned). Also checks
  * the byte and packet limits of the states that have them.
  */
+/* A policy-table counter of the block, since our probe. */
+static u64 octep_ipsec_hw(struct octep_ipsec *ips, unsigned int i)
+{
+	if (!octep_ipsec_has(ips, OCTEP_SDP_FEAT_POLICY))
+		return 0;
+	return octep_rd64(ips->oct, OCTEP_SDP_IPSEC_CNT(i)) - ips->hw_base[i];
+}
+
+/*
+ * What the block dropped of what we sent has no per-packet status to give
+ * back: count it where software ESP would have, a second late at most.
+ */
+static bool octep_ipsec_tx_mib(struct octep_ipsec *ips)
+{
+	static const struct {
+		u8 cnt;
+		u8 mib;
+	} map[] = {
+		{ OCTEP_SDP_IPSEC_TX_BLOCK, LINUX_MIB_XFRMOUTPOLBLOCK },
+		{ OCTEP_SDP_IPSEC_TX_NO_STATE, LINUX_MIB_XFRMOUTNOSTATES },
+		{ OCTEP_SDP_IPSEC_TX_DROP, LINUX_MIB_XFRMOUTSTATEINVALID },
+	};
+	struct net *net = dev_net(ips->netdev);
+	unsigned int i;
+	u64 v;
+
+	if (!octep_ipsec_has(ips, OCTEP_SDP_FEAT_POLICY))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(map); i++) {
+		/* All ones: the device is gone, not a count. */
+		if (octep_rd64(ips->oct, OCTEP_SDP_IPSEC_CNT(map[i].cnt)) ==
+		    ~0ULL)
+			return false;
+		v = octep_ipsec_hw(ips, map[i].cnt);
+		if (v > ips->hw_mib[map[i].cnt])
+			XFRM_ADD_STATS(net, map[i].mib,
+				       v - ips->hw_mib[map[i].cnt]);
+		ips->hw_mib[map[i].cnt] = v;
+	}
+	return true;
+}
+
 static void octep_ipsec_stats_work(struct work_struct *work)
 {
 	struct octep_ipsec *ips = container_of(to_delayed_work(work),
@@ -1126,6 +1173,10 @@ static void octep_ipsec_stats_work(struct work_struct *work)
 	bool again = false;
 	__le64 req;
 
+	/* While anything offloaded can make the block drop what we send. */
+	if (octep_ipsec_tx_mib(ips) &&
+	    (READ_ONCE(ips->n_out_pols) || !list_empty_careful(&ips->sas)))
+		again = true;
 	for (;; idx++) {
 		spin_lock_bh(&ips->lock);
 		xa_for_each_start(&ips->owned, idx, sa, idx)
@@ -1166,19 +1217,65 @@ static void octep_ipsec_stats_work(struct work_struct *work)
 				   msecs_to_jiffies(OCTEP_IPSEC_STATS_MS));
 }
 
+/* Do frames routed out of @out reach our transmit as they are? */
+static bool octep_ipsec_our_path(const struct octep_ipsec *ips,
+				 const struct net_device *out)
+{
+	if (out == ips->netdev)
+		return true;
+#if IS_ENABLED(CONFIG_VLAN_8021Q)
+	/* A VLAN device on ours hands us its frames, tagged. */
+	if (is_vlan_dev(out) && vlan_dev_priv(out)->real_dev == ips->netdev)
+		return true;
+#endif
+	return false;
+}
+
+/*
+ * Packet offload, out: name @x in the skb's secpath, as the stack does for
+ * crypto offload, so that transmit hands the block the entry the stack
+ * chose. XFRM_XMIT tells validate_xmit_xfrm() (ours, and a VLAN device's
+ * on the way) that no software ESP is to be built.
+ */
+static bool octep_ipsec_mark(struct sk_buff *skb, struct xfrm_state *x)
+{
+	struct xfrm_offload *xo;
+	struct sec_path *sp;
+
+	/* A forwarded packet may still carry its inbound secpath. */
+	secpath_reset(skb);
+	sp = secpath_set(skb);
+	if (!sp)
+		return false;
+	xfrm_state_hold(x);
+	sp->xvec[sp->len++] = x;
+	sp->olen++;
+	xo = xfrm_offload(skb);
+	xo->flags = XFRM_XMIT;
+	return true;
+}
+
 /*
  * Called by xfrm_dev_offload_ok() for each packet before ESP is built:
  * false sends a crypto-offload packet through software ESP and drops a
  * packet-offload one (XfrmOutError), rather than have the block drop it
- * uncounted by the stack.
+ * uncounted by the stack, or send it somewhere the block never sees it.
  */
 static bool octep_ipsec_offload_ok(struct sk_buff *skb, struct xfrm_state *x)
 {
-	struct octep_ipsec_sa *sa = (void *)x->xso.offload_handle;
+	struct octep_ipsec_sa *sa;
+	bool ok = false;
 
+	/*
+	 * Pairs with WRITE_ONCE() in state add and free: the entry is freed
+	 * after a grace period, and a flush at NETDEV_DOWN may free it while
+	 * the stack still holds @x.
+	 */
+	rcu_read_lock();
+	sa = (void *)READ_ONCE(x->xso.offload_handle);
 	/* A larval state has no entry. */
-	if (!sa || !sa->handle)
-		return false;
+	if (!sa || !READ_ONCE(sa->handle))
+		goto out;
 	/*
 	 * Packet offload, transport mode: the block inserts ESP right after
 	 * the base IPv6 header and cannot step over extension headers that
@@ -1190,8 +1287,24 @@ static bool octep_ipsec_offload_ok(struct sk_buff *skb, struct xfrm_state *x)
 	    x->props.mode == XFRM_MODE_TRANSPORT &&
 	    x->props.family == AF_INET6 &&
 	    ipv6_ext_hdr(ipv6_hdr(skb)->nexthdr))
-		return false;
-	return true;
+		goto out;
+	if (x->xso.type != XFRM_DEV_OFFLOAD_PACKET) {
+		ok = true;
+		goto out;
+	}
+	/*
+	 * 6.12 asks packet offload for no route through our device. Tunnel
+	 * mode's forwarded packets go to xso.dev directly (as xfrm_output()
+	 * decides); the others follow the route, which must come to us.
+	 */
+	if ((x->props.mode != XFRM_MODE_TUNNEL || skb->sk) &&
+	    !octep_ipsec_our_path(sa->ips,
+				  xfrm_dst_path(skb_dst(skb))->dev))
+		goto out;
+	ok = octep_ipsec_mark(skb, x);
+out:
+	rcu_read_unlock();
+	return ok;
 }
 
 /*
@@ -1440,6 +1553,8 @@ static int octep_ipsec_policy_add(struct xfrm_policy *xp,
 		WRITE_ONCE(ips->n_out_pols, ips->n_out_pols + 1);
 	spin_unlock_bh(&ips->lock);
 	xp->xdo.offload_handle = (unsigned long)pol;
+	mod_delayed_work(system_wq, &ips->stats_work,
+			 msecs_to_jiffies(OCTEP_IPSEC_STATS_MS));
 	return 0;
 }
 
@@ -1605,9 +1720,10 @@ static void octep_ipsec_tx_count(struct octep_ipsec *ips,
  * @skb: the packet
  * @flags: the instruction flags word, OR-ed into
  *
- * Crypto offload (the stack left an xfrm_offload with XFRM_XMIT): the
- * entry's handle and ENCRYPT. Packet offload: while outbound policies are
- * offloaded, CLASSIFY, and the block's policy table decides (what it
+ * The stack left an xfrm_offload with XFRM_XMIT: the entry's handle with
+ * ENCRYPT (crypto offload) or ENCAP (packet offload, marked by
+ * octep_ipsec_mark()). Other packets, while outbound policies are
+ * offloaded: CLASSIFY, and the block's policy table decides (what it
  * drops it counts, in OCTEP_SDP_IPSEC_CNT). Not for a socket with a policy
  * of its own (an IKE daemon's bypass): the stack looked that up, not the
  * device's table, and what it sends plain goes plain.
@@ -1621,24 +1737,34 @@ int octep_ipsec_tx_flags(struct octep_iq *iq, struct sk_buff *skb, u64 *flags)
 	struct octep_ipsec_sa *sa;
 	struct xfrm_state *x;
 	struct sock *sk;
+	u32 handle;
+	u8 op;
 
 	if (!ips)
 		return 0;
 	xo = xfrm_offload(skb);
 	if (xo && (xo->flags & XFRM_XMIT)) {
 		x = xfrm_input_state(skb);
-		sa = (void *)x->xso.offload_handle;
-		if (x->xso.dev != ips->netdev || !sa || !sa->handle ||
+		/*
+		 * Pairs with WRITE_ONCE() in state free; the entry is freed
+		 * after a grace period and xmit runs under RCU-bh. Whatever
+		 * the stack marked for protection goes encrypted or not at
+		 * all.
+		 */
+		sa = (void *)READ_ONCE(x->xso.offload_handle);
+		handle = sa ? READ_ONCE(sa->handle) : 0;
+		if (x->xso.dev != ips->netdev || !handle ||
 		    sa->dir != XFRM_DEV_OFFLOAD_OUT ||
-		    sa->type != XFRM_DEV_OFFLOAD_CRYPTO) {
+		    sa->type != x->xso.type) {
 			XFRM_INC_STATS(dev_net(ips->netdev),
 				       LINUX_MIB_XFRMOUTSTATEINVALID);
 			octep_ipsec_inc(ips, OCTEP_IPSEC_OUT_DROP);
 			return -ENOENT;
 		}
-		*flags |= FIELD_PREP(OCTEP_SDP_TX_IPSEC_OP,
-				     OCTEP_SDP_TX_IPSEC_ENCRYPT) |
-			  FIELD_PREP(OCTEP_SDP_TX_FLOW_HANDLE, sa->handle);
+		op = sa->type == XFRM_DEV_OFFLOAD_CRYPTO ?
+		     OCTEP_SDP_TX_IPSEC_ENCRYPT : OCTEP_SDP_TX_IPSEC_ENCAP;
+		*flags |= FIELD_PREP(OCTEP_SDP_TX_IPSEC_OP, op) |
+			  FIELD_PREP(OCTEP_SDP_TX_FLOW_HANDLE, handle);
 		octep_ipsec_tx_count(ips, skb);
 		return 0;
 	}
@@ -1854,14 +1980,6 @@ int octep_ipsec_info_put(struct octep_dev *oct, struct devlink_info_req *req)
 			DEVLINK_INFO_VERSION_GENERIC_FW_MGMT_API, buf);
 }
 
-/* A policy-table counter of the block, since our probe. */
-static u64 octep_ipsec_hw(struct octep_ipsec *ips, unsigned int i)
-{
-	if (!octep_ipsec_has(ips, OCTEP_SDP_FEAT_POLICY))
-		return 0;
-	return octep_rd64(ips->oct, OCTEP_SDP_IPSEC_CNT(i)) - ips->hw_base[i];
-}
-
 /**
  * octep_ipsec_stats_values() - their values
  * @oct: device
@@ -1884,7 +2002,8 @@ void octep_ipsec_stats_values(struct octep_dev *oct, u64 *data)
 		octep_ipsec_hw(ips, OCTEP_SDP_IPSEC_TX_ENCAP_BYTES);
 	data[OCTEP_IPSEC_OUT_DROP] +=
 		octep_ipsec_hw(ips, OCTEP_SDP_IPSEC_TX_BLOCK) +
-		octep_ipsec_hw(ips, OCTEP_SDP_IPSEC_TX_NO_STATE);
+		octep_ipsec_hw(ips, OCTEP_SDP_IPSEC_TX_NO_STATE) +
+		octep_ipsec_hw(ips, OCTEP_SDP_IPSEC_TX_DROP);
 	data += OCTEP_IPSEC_NCNT;
 	*data++ = atomic64_read(&ips->mbox.requests);
 	*data++ = atomic64_read(&ips->mbox.timeouts);

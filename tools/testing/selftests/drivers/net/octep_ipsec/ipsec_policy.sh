@@ -245,7 +245,7 @@ check "the block holds them: ipsec/policies in 2 out 1" block_pols 2 1
 
 # b. Priority, not insertion order, outbound: the allow for P_CLEAR comes
 # after the tunnel's policy. Were the older policy to win, the datagrams
-# would be encapsulated (tx_classify_encap moves; the peer's allow at
+# would be encapsulated (tx_encap moves; the peer's allow at
 # priority 1 then refuses what its tunnel carried).
 if out=$(hpol out "$I_H/$PL" "$I_P/$PL" - - - - --no-tmpl --proto udp \
 		--dport "$P_CLEAR" --priority 10 2>&1) &&
@@ -256,10 +256,10 @@ else
 		"$out; ipsec/policies: $(sim_read ipsec/policies)"
 fi
 
-mark sim:tx_classify_encap "peer:$IPSEC_SPI_OUT"
+mark sim:tx_encap "peer:$IPSEC_SPI_OUT"
 got=$(udp_count host "$I_P" "$P_CLEAR" "$N")
-why="peer received $got of $N; $(moves sim:tx_classify_encap "peer:$IPSEC_SPI_OUT")"
-if [ "$got" = "$N" ] && [ "$(moved sim:tx_classify_encap)" = 0 ] &&
+why="peer received $got of $N; $(moves sim:tx_encap "peer:$IPSEC_SPI_OUT")"
+if [ "$got" = "$N" ] && [ "$(moved sim:tx_encap)" = 0 ] &&
    [ "$(moved "peer:$IPSEC_SPI_OUT")" = 0 ]; then
 	ktap_ok "UDP to the allowed port leaves in clear: priority 10 wins over the older priority 100 ($why)"
 else
@@ -267,11 +267,11 @@ else
 		"$why"
 fi
 
-mark sim:tx_classify_encap "peer:$IPSEC_SPI_OUT" ipsec_tx_packets
+mark sim:tx_encap "peer:$IPSEC_SPI_OUT" ipsec_tx_packets
 ping_ok "$I_P" 5
 rc=$?
-why="ping exit $rc; $(moves sim:tx_classify_encap "peer:$IPSEC_SPI_OUT" ipsec_tx_packets)"
-if [ "$rc" = 0 ] && [ "$(moved sim:tx_classify_encap)" -ge 5 ] &&
+why="ping exit $rc; $(moves sim:tx_encap "peer:$IPSEC_SPI_OUT" ipsec_tx_packets)"
+if [ "$rc" = 0 ] && [ "$(moved sim:tx_encap)" -ge 5 ] &&
    [ "$(moved ipsec_tx_packets)" -ge 5 ] &&
    [ "$(moved "peer:$IPSEC_SPI_OUT")" -ge 5 ]; then
 	ktap_ok "ping under the tunnel's policy is still encapsulated by the block ($why)"
@@ -346,10 +346,10 @@ wait_for 5 block_pols 3 2
 # d. A socket with its own outbound policy: the stack found that, not the
 # device's, and the driver must not have the block classify its packets.
 peer_allow_in "$P_SOCK"
-mark sim:tx_classify_encap "peer:$IPSEC_SPI_OUT"
+mark sim:tx_encap "peer:$IPSEC_SPI_OUT"
 got=$(udp_count host "$I_P" "$P_SOCK" "$N" bypass)
-why="peer received $got of $N; $(moves sim:tx_classify_encap "peer:$IPSEC_SPI_OUT")"
-if [ "$got" = "$N" ] && [ "$(moved sim:tx_classify_encap)" = 0 ] &&
+why="peer received $got of $N; $(moves sim:tx_encap "peer:$IPSEC_SPI_OUT")"
+if [ "$got" = "$N" ] && [ "$(moved sim:tx_encap)" = 0 ] &&
    [ "$(moved "peer:$IPSEC_SPI_OUT")" = 0 ]; then
 	ktap_ok "a socket with an outbound allow socket policy (IKE's bypass) sends in clear under the tunnel's policy ($why)"
 else
@@ -361,10 +361,10 @@ fi
 # drop clear ones).
 in_peer ip xfrm policy delete src "$I_H/$PL" dst "$I_P/$PL" proto udp \
 	dport "$P_SOCK" dir in
-mark sim:tx_classify_encap "peer:$IPSEC_SPI_OUT"
+mark sim:tx_encap "peer:$IPSEC_SPI_OUT"
 got=$(udp_count host "$I_P" "$P_SOCK" "$N")
-why="peer received $got of $N; $(moves sim:tx_classify_encap "peer:$IPSEC_SPI_OUT")"
-if [ "$got" = "$N" ] && [ "$(moved sim:tx_classify_encap)" -ge "$N" ] &&
+why="peer received $got of $N; $(moves sim:tx_encap "peer:$IPSEC_SPI_OUT")"
+if [ "$got" = "$N" ] && [ "$(moved sim:tx_encap)" -ge "$N" ] &&
    [ "$(moved "peer:$IPSEC_SPI_OUT")" -ge "$N" ]; then
 	ktap_ok "a plain socket's datagrams to the same port are encapsulated ($why)"
 else
@@ -459,11 +459,11 @@ else
 fi
 out=$(ipsec_peer tunnel 2>&1) || ktap_diag "the peer's SAs and policies: $out"
 
-mark sim:tx_classify_encap "peer:$IPSEC_SPI_OUT" sim:tx_pol_no_state
+mark sim:tx_encap "peer:$IPSEC_SPI_OUT" sim:tx_pol_no_state
 ping_ok "$I_P" 5
 rc=$?
-why="ping exit $rc; $(moves sim:tx_classify_encap "peer:$IPSEC_SPI_OUT" sim:tx_pol_no_state)"
-if [ "$rc" = 0 ] && [ "$(moved sim:tx_classify_encap)" -ge 5 ] &&
+why="ping exit $rc; $(moves sim:tx_encap "peer:$IPSEC_SPI_OUT" sim:tx_pol_no_state)"
+if [ "$rc" = 0 ] && [ "$(moved sim:tx_encap)" -ge 5 ] &&
    [ "$(moved "peer:$IPSEC_SPI_OUT")" -ge 5 ]; then
 	ktap_ok "ping to the peer goes through its SA among $((MANY + 1)) outbound policies ($why)"
 else
