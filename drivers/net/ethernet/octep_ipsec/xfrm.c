@@ -195,6 +195,19 @@ static bool octep_ipsec_lacks(const struct octep_ipsec *ips,
  * reason left as a warning), as an IKE daemon's hw_offload=auto expects;
  * packet offload fails on any error, as it should when asked for.
  */
+/* A soft limit that would come after its hard one (XFRM_INF is unset). */
+static bool octep_ipsec_soft_above_hard(const struct xfrm_state *x)
+{
+	const struct xfrm_lifetime_cfg *l = &x->lft;
+
+	return (l->hard_byte_limit != XFRM_INF &&
+		l->soft_byte_limit != XFRM_INF &&
+		l->soft_byte_limit > l->hard_byte_limit) ||
+	       (l->hard_packet_limit != XFRM_INF &&
+		l->soft_packet_limit != XFRM_INF &&
+		l->soft_packet_limit > l->hard_packet_limit);
+}
+
 static int octep_ipsec_validate(struct octep_ipsec *ips, struct xfrm_state *x,
 				struct netlink_ext_ack *extack)
 {
@@ -284,6 +297,17 @@ static int octep_ipsec_validate(struct octep_ipsec *ips, struct xfrm_state *x,
 		return -EOPNOTSUPP;
 	}
 	if (x->xso.type == XFRM_DEV_OFFLOAD_PACKET) {
+		/* The block's policy templates find their SA by reqid. */
+		if (!x->props.reqid) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "Cannot offload a packet offload state with reqid 0");
+			return -EOPNOTSUPP;
+		}
+		if (octep_ipsec_soft_above_hard(x)) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "Soft lifetime limit above the hard one");
+			return -EINVAL;
+		}
 		if (x->props.family == AF_INET6 &&
 		    x->props.mode == XFRM_MODE_TRANSPORT &&
 		    x->xso.dir == XFRM_DEV_OFFLOAD_OUT && x->sel.proto &&
@@ -1459,9 +1483,40 @@ static int octep_ipsec_policy_ok(struct octep_ipsec *ips,
 		NL_SET_ERR_MSG_MOD(extack, "Cannot offload non-main policy types");
 		return -EINVAL;
 	}
+	/*
+	 * The block sees a packet on the wire side of this port and cannot
+	 * tell one the host forwards from one it receives: an offloaded FWD
+	 * policy would act as an inbound one. Keep it in software.
+	 */
+	if (xp->xdo.dir == XFRM_DEV_OFFLOAD_FWD) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "Cannot offload a forward policy: the block cannot tell forwarded packets from received ones; add it without offload");
+		return -EOPNOTSUPP;
+	}
+	if (xp->flags & XFRM_POLICY_ICMP) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "Cannot offload a policy with the icmp flag: the block does not look into ICMP errors");
+		return -EOPNOTSUPP;
+	}
 	if (xp->xfrm_nr > 1) {
 		NL_SET_ERR_MSG_MOD(extack, "Cannot offload more than one template");
 		return -EINVAL;
+	}
+	if (xp->xfrm_nr && xp->xfrm_vec[0].optional) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "Cannot offload an optional template: the block would make it mandatory");
+		return -EOPNOTSUPP;
+	}
+	if (xp->xfrm_nr && xp->xfrm_vec[0].id.spi) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "Cannot offload a template that names an SPI: the block matches by reqid");
+		return -EOPNOTSUPP;
+	}
+	/* As mlx5: reqid 0 would let any offloaded SA satisfy the template. */
+	if (xp->xfrm_nr && !xp->xfrm_vec[0].reqid) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "Cannot offload a template with reqid 0: give the policy and its states a reqid");
+		return -EOPNOTSUPP;
 	}
 	if (xp->xfrm_nr &&
 	    (xp->xfrm_vec[0].id.proto != IPPROTO_ESP ||

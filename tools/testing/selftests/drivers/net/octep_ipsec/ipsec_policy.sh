@@ -18,10 +18,10 @@
 #    port (an IKE port's bypass) lets it through. The block policy is
 #    added before the tunnel's and the allow after it, so that neither
 #    oldest-first nor newest-first would pass;
-#  - a forward policy checks what came in, as an inbound one does: it
-#    goes to the block's inbound side, never the outbound one, where it
-#    would catch what the host forwards from the remote network to the
-#    local one through this port and drop it (no SA goes to the host);
+#  - a forward policy, an optional template, a template naming an SPI,
+#    the icmp flag and reqid 0 are refused with their reason (the block
+#    would not enforce them as the stack does); the forward policy goes
+#    in software instead;
 #  - a socket with its own outbound bypass policy (what charon sets on its
 #    IKE sockets) sends in clear under the "any" policy, a plain socket's
 #    datagrams to the same port are encapsulated;
@@ -44,7 +44,7 @@ P_IPSEC=5003		# peer -> host: only the tunnel's inbound policy
 P_BYPASS=5004		# peer -> host: an inbound allow above the tunnel's
 P_SOCK=5005		# host -> peer: the socket-policy bypass
 
-ktap_plan 22
+ktap_plan 27
 
 ipsec_prepare
 check "modules load" octep_load || ktap_finish
@@ -327,21 +327,46 @@ else
 		"$why"
 fi
 
-# A forward policy (remote -> local, its template the inbound SA's ends)
-# is an inbound check: in the block's outbound side it would catch what
-# the host forwards that way out of this port and look for an SA towards
-# the host itself (dropped).
-out=$(hpol fwd "$I_P/$PL" "$I_H/$PL" "$O_P" "$O_H" 1 tunnel --priority 100 2>&1)
-rc=$?
-if [ "$rc" = 0 ] && wait_for 5 block_pols 4 2 &&
-   [ -n "$(ip xfrm policy list dir fwd)" ]; then
-	ktap_ok "a forward policy goes to the block's inbound side, not the outbound one"
+# What the block cannot enforce as the stack would is refused, with the
+# reason, and leaves nothing in the block: a forward policy (the block
+# cannot tell forwarded packets from received ones), an optional template
+# (it would become mandatory), a template naming an SPI, the icmp flag,
+# reqid 0 (any SA would satisfy the template). The same forward policy
+# without offload is the deployment's way, and is added.
+refuse()
+{
+	local what=$1 want=$2 out rc
+
+	shift 2
+	out=$(hpol "$@" 2>&1)
+	rc=$?
+	if [ "$rc" != 0 ] && grep -q "$want" <<<"$out" && block_pols 3 2; then
+		ktap_ok "refused: $what ($out)"
+	else
+		ktap_fail "refused: $what" \
+			"exit $rc: $out; ipsec/policies $(sim_read ipsec/policies)"
+	fi
+}
+T=("$O_P" "$O_H" 1 tunnel --priority 100)
+refuse "a forward policy" "Cannot offload a forward policy" \
+	fwd "$I_P/$PL" "$I_H/$PL" "${T[@]}"
+refuse "an optional template" "optional template" \
+	in 10.9.1.0/24 "$I_H/$PL" "${T[@]}" --optional
+refuse "a template naming an SPI" "names an SPI" \
+	in 10.9.2.0/24 "$I_H/$PL" "${T[@]}" --tmpl-spi 0x1234
+refuse "a policy with the icmp flag" "icmp flag" \
+	in 10.9.3.0/24 "$I_H/$PL" "${T[@]}" --icmp
+refuse "a template of reqid 0" "reqid 0" \
+	in 10.9.4.0/24 "$I_H/$PL" "$O_P" "$O_H" 0 tunnel --priority 100
+if out=$(ip xfrm policy add src "$I_P/$PL" dst "$I_H/$PL" dir fwd \
+		tmpl src "$O_P" dst "$O_H" proto esp reqid 1 mode tunnel 2>&1) &&
+   [ -n "$(ip xfrm policy list dir fwd)" ] && block_pols 3 2; then
+	ktap_ok "the forward policy without offload stays in software"
 else
-	ktap_fail "a forward policy goes to the block's inbound side, not the outbound one" \
-		"exit $rc: $out; ipsec/policies $(sim_read ipsec/policies)"
+	ktap_fail "the forward policy without offload stays in software" \
+		"$out; ipsec/policies $(sim_read ipsec/policies)"
 fi
 ip xfrm policy delete dir fwd src "$I_P/$PL" dst "$I_H/$PL"
-wait_for 5 block_pols 3 2
 
 # d. A socket with its own outbound policy: the stack found that, not the
 # device's, and the driver must not have the block classify its packets.

@@ -13,10 +13,13 @@ does ("Error: ..." or "Warning: ...") and exits 2 on error.
   xfrm_nl.py policy in|out|fwd SRC/PL DST/PL TSRC TDST REQID MODE
              [--offload packet] [--dev IF] [--priority N]
              [--action allow|block] [--proto tcp|udp|icmp|N]
-             [--sport P] [--dport P] [--no-tmpl]
+             [--sport P] [--dport P] [--no-tmpl] [--optional]
+             [--tmpl-spi SPI] [--icmp] [--update]
              --no-tmpl: no template (a bypass, or a block policy); TSRC,
              TDST, REQID and MODE are then ignored. --sport/--dport match
              the port exactly (mask 0xffff) and need --proto.
+             --optional, --tmpl-spi: the template's; --icmp: the policy's
+             XFRM_POLICY_ICMP flag; --update: XFRM_MSG_UPDPOLICY.
   xfrm_nl.py batch < FILE     one "state ..." or "policy ..." a line, over
                               one socket (thousands of adds in seconds);
                               exits 2 if any failed
@@ -35,12 +38,13 @@ NLM_F_REQUEST, NLM_F_ACK, NLM_F_EXCL, NLM_F_CREATE = 1, 4, 0x200, 0x400
 NLMSG_ERROR = 2
 NLMSGERR_ATTR_MSG = 1
 NLM_F_CAPPED, NLM_F_ACK_TLVS = 0x100, 0x200
-XFRM_MSG_NEWSA, XFRM_MSG_NEWPOLICY = 16, 19
+XFRM_MSG_NEWSA, XFRM_MSG_NEWPOLICY, XFRM_MSG_UPDPOLICY = 16, 19, 25
 XFRMA_TMPL, XFRMA_REPLAY_VAL = 5, 10
 XFRMA_ALG_AEAD, XFRMA_REPLAY_ESN_VAL = 18, 23
 XFRMA_OFFLOAD_DEV = 28
 XFRM_OFFLOAD_IPV6, XFRM_OFFLOAD_INBOUND, XFRM_OFFLOAD_PACKET = 1, 2, 4
 XFRM_STATE_ESN = 128
+XFRM_POLICY_ICMP = 2
 XFRM_INF = (1 << 64) - 1
 MODES = {'transport': 0, 'tunnel': 1}
 ACTIONS = {'allow': 0, 'block': 1}
@@ -185,21 +189,24 @@ def cmd_policy(a):
     body = (selector(d, s, fam, proto, a.sport, a.dport) + lifetime_cfg() +
             b'\0' * 32 +
             struct.pack('=IIBBBBxxxx', a.priority, 0, DIRS[a.dir],
-                        ACTIONS[a.action], 0, 0))
+                        ACTIONS[a.action],
+                        XFRM_POLICY_ICMP if a.icmp else 0, 0))
     assert len(body) == 168
     attrs = []
     if not a.no_tmpl:
         tfam, tsrc = addr(a.tsrc)
         _, tdst = addr(a.tdst)
-        tmpl = (struct.pack('=16sIBxxx', tdst, 0, 50) +
+        tmpl = (struct.pack('=16sIBxxx', tdst,
+                            socket.htonl(int(a.tmpl_spi, 0)), 50) +
                 struct.pack('=Hxx16sIBBBxIII', tfam, tsrc, int(a.reqid),
-                            MODES[a.mode], 0, 0, 0xffffffff, 0xffffffff,
-                            0xffffffff))
+                            MODES[a.mode], 0, 1 if a.optional else 0,
+                            0xffffffff, 0xffffffff, 0xffffffff))
         assert len(tmpl) == 64
         attrs.append(attr(XFRMA_TMPL, tmpl))
     if a.offload:
         attrs.append(offload_attr(a.offload, a.dev, a.dir == 'in', None))
-    return send(XFRM_MSG_NEWPOLICY, body, attrs)
+    return send(XFRM_MSG_UPDPOLICY if a.update else XFRM_MSG_NEWPOLICY,
+                body, attrs)
 
 
 def main():
@@ -233,6 +240,10 @@ def main():
     q.add_argument('--sport', type=int)
     q.add_argument('--dport', type=int)
     q.add_argument('--no-tmpl', action='store_true')
+    q.add_argument('--optional', action='store_true')
+    q.add_argument('--tmpl-spi', default='0')
+    q.add_argument('--icmp', action='store_true')
+    q.add_argument('--update', action='store_true')
     q.set_defaults(fn=cmd_policy)
     sub.add_parser('batch')
     a = p.parse_args()
