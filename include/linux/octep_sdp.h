@@ -511,8 +511,9 @@ struct octep_sdp_mbox_flow_stats {
  * OCTEP_SDP_IPSEC_POL_BLOCK, under IPSEC with OCTEP_SDP_IPSEC_POL_MISMATCH
  * (it should have come encrypted); ESP goes to the SA lookup, and what a
  * packet-offload entry decapsulated must fall under an IPSEC policy whose
- * template the entry fits (mode, and reqid unless the template's is 0),
- * else POL_MISMATCH.
+ * template the entry fits (mode, reqid unless the template's is 0, and a
+ * tunnel's outer source and destination unless the template leaves them
+ * unspecified), else POL_MISMATCH.
  *
  * The response body after the status is the handle word: bit 30 set,
  * bit 31 for outbound. FLOW_DEL, FLOW_DEL_MANY and FLOW_LIST take and give

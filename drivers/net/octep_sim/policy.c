@@ -214,6 +214,31 @@ enum osim_verdict osim_pol_out(struct osim_ipsec *ips,
 	return OSIM_ENCAP;
 }
 
+/*
+ * Does entry @f satisfy @pol's template, as xfrm_state_ok() asks of a
+ * state in software? Mode, reqid (unless the template's is 0) and, for a
+ * tunnel, the outer ends the template names: a peer's SA carries only what
+ * a policy with that peer's ends allows, even when two peers share a reqid.
+ */
+static bool osim_tmpl_fits(const struct osim_pol *pol,
+			   const struct osim_flow *f)
+{
+	static const u8 any[16];
+	unsigned int alen;
+
+	if (pol->mode != f->mode || (pol->reqid && pol->reqid != f->reqid))
+		return false;
+	if (pol->mode != OCTEP_SDP_FLOW_MODE_TUNNEL)
+		return true;
+	if (pol->tfamily != f->family)
+		return false;
+	alen = osim_alen(f->family);
+	return (!memcmp(pol->tsaddr, any, alen) ||
+		!memcmp(pol->tsaddr, f->saddr, alen)) &&
+	       (!memcmp(pol->tdaddr, any, alen) ||
+		!memcmp(pol->tdaddr, f->daddr, alen));
+}
+
 /**
  * osim_pol_named() - may the block's table stop an ENCAP frame?
  * @ips: IPsec state
@@ -282,8 +307,7 @@ u8 osim_pol_in(struct osim_ipsec *ips, const struct sk_buff *skb,
 		/* As xfrm_policy_check(): no template takes a tunnel's SA. */
 		if (!f || f->mode == OCTEP_SDP_FLOW_MODE_TRANSPORT)
 			return pass;
-	} else if (f && pol->mode == f->mode &&
-		   (!pol->reqid || pol->reqid == f->reqid)) {
+	} else if (f && osim_tmpl_fits(pol, f)) {
 		return pass;
 	}
 	atomic64_inc(&ips->cnt[OSIM_RX_POL_MISMATCH]);
