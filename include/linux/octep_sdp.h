@@ -440,6 +440,12 @@ struct octep_sdp_mbox_info {
  * @reqid: outbound packet offload: the reqid a policy's template names
  *	the entry by (OCTEP_SDP_MBOX_POLICY_ADD)
  * @rsvd: zero
+ * @hard_packets: outbound packet offload: the entry encapsulates this many
+ *	packets, then drops (OCTEP_SDP_IPSEC_TX_DROP) as a hard-expired xfrm
+ *	state would; 0 for no limit
+ * @hard_bytes: the same in bytes as FLOW_STATS counts them (the plain
+ *	text ESP carries): the packet that finds the count at or past it is
+ *	dropped; 0 for no limit
  *
  * The FLOW_ADD response body is the status word then the handle word (low
  * 32 bits): the handle names the entry in the instruction's
@@ -466,6 +472,8 @@ struct octep_sdp_mbox_flow {
 	u8 key[32];
 	__le32 reqid;
 	__le32 rsvd;
+	__le64 hard_packets;
+	__le64 hard_bytes;
 };
 
 /*

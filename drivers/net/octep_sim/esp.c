@@ -272,6 +272,13 @@ static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 		osim_ipsec_inc(ips, OSIM_TX_SEQ_OVERFLOW);
 		return -EOVERFLOW;
 	}
+	/* As xfrm_state_check_expire(): the count before this packet. */
+	if ((f->hard_packets && f->packets >= f->hard_packets) ||
+	    (f->hard_bytes && f->bytes >= f->hard_bytes)) {
+		spin_unlock_bh(&f->lock);
+		osim_ipsec_inc(ips, OSIM_TX_EXPIRED);
+		return -EOVERFLOW;
+	}
 	seq = ++f->seq;
 	ip_id = f->ip_id++;
 	f->packets++;

@@ -205,6 +205,8 @@ static int osim_flow_add(struct osim_ipsec *ips,
 	memcpy(f->salt, r->salt, sizeof(f->salt));
 	memcpy(f->saddr, r->saddr, sizeof(f->saddr));
 	memcpy(f->daddr, r->daddr, sizeof(f->daddr));
+	f->hard_packets = le64_to_cpu(r->hard_packets);
+	f->hard_bytes = le64_to_cpu(r->hard_bytes);
 	f->seq = (u64)le32_to_cpu(r->seq_hi) << 32 | le32_to_cpu(r->seq_lo);
 	if (!f->esn)
 		f->seq = lower_32_bits(f->seq);

@@ -85,6 +85,8 @@ struct osim_flow {
 	u16 ip_id;
 	u64 packets;
 	u64 bytes;
+	u64 hard_packets;
+	u64 hard_bytes;
 	u64 bad_icv;
 	u64 replay;
 };

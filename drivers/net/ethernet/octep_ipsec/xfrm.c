@@ -367,6 +367,17 @@ static void octep_ipsec_fill(const struct xfrm_state *x,
 	memcpy(fl->saddr, &x->props.saddr, alen);
 	memcpy(fl->daddr, &x->id.daddr, alen);
 	fl->reqid = cpu_to_le32(x->props.reqid);
+	/*
+	 * Packet offload: the block counts, so the block stops at the hard
+	 * limit; the stack hears of it at the next stats poll.
+	 */
+	if (x->xso.type == XFRM_DEV_OFFLOAD_PACKET &&
+	    x->xso.dir == XFRM_DEV_OFFLOAD_OUT) {
+		if (x->lft.hard_packet_limit != XFRM_INF)
+			fl->hard_packets = cpu_to_le64(x->lft.hard_packet_limit);
+		if (x->lft.hard_byte_limit != XFRM_INF)
+			fl->hard_bytes = cpu_to_le64(x->lft.hard_byte_limit);
+	}
 }
 
 static int octep_ipsec_mbox_errmsg(int err, const char *what,

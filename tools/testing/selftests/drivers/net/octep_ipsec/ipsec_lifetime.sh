@@ -8,6 +8,8 @@
 #    limit; the soft expire (`ip xfrm monitor expire`, hard 0) once 10
 #    packets are sent; the hard expire (hard 1) once 20 are, after which
 #    the state is gone from the host and from the block's table;
+#  - outbound, a hard limit of 5 and ten pings inside one stats period:
+#    the block itself sends five and drops the rest (tx_expired);
 #  - inbound, byte limits soft 1000 / hard 2000 (108 bytes of plain text a
 #    ping): the same, counted on what the block decrypted.
 
@@ -15,7 +17,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
 require_cmd ip ethtool devlink python3
 
-ktap_plan 16
+ktap_plan 18
 
 ipsec_prepare
 check "modules load" octep_load || ktap_finish
@@ -113,6 +115,27 @@ install_limited()
 install_limited out "outbound state with packet limits" \
 	"$IPSEC_SPI_OUT" "$O_H" "$O_P" --soft-packets 10 --hard-packets 20
 lifetime_case "out, packets 10/20" "$IPSEC_SPI_OUT" "$O_H" "$O_P" out 5 10 20
+
+# The block itself stops at the hard limit: ten pings in well under a
+# stats period, a hard limit of 5, no soft one: the peer decrypts five,
+# the block drops the rest (tx_expired) until the stack deletes the state.
+peer_packets()
+{
+	in_peer ip -s xfrm state get src "$O_H" dst "$O_P" proto esp \
+		spi "$IPSEC_SPI_OUT" 2>/dev/null |
+		sed -n 's/.*(bytes), \([0-9]*\)(packets).*/\1/p' | head -n 1
+}
+install_limited out "outbound state with a hard limit of 5 packets" \
+	"$IPSEC_SPI_OUT" "$O_H" "$O_P" --hard-packets 5
+e0=$(sim_read ipsec/tx_expired)
+ping -q -c 10 -i 0.02 -W 1 "$O_P" >/dev/null 2>&1
+got=$(peer_packets) exp=$(($(sim_read ipsec/tx_expired) - e0))
+if [ "$got" = 5 ] && [ "$exp" -ge 1 ]; then
+	ktap_ok "out, hard 5: the block sends 5 and drops the rest (tx_expired +$exp)"
+else
+	ktap_fail "out, hard 5: the block sends 5 and drops the rest" \
+		"the peer decrypted ${got:-?}, tx_expired +$exp"
+fi
 
 # Inbound: byte limits, 108 bytes a ping (ICMP header and 100 bytes).
 install_limited in "inbound state with byte limits" \
