@@ -15,6 +15,8 @@
 #   make model           the spin model check (spec/)
 #   make compat          build against Debian's newest kernel (scripts/compat-build)
 #   make check-dkms      the DKMS install tested in the VM (dkms.sh; not in check)
+#   make check-oracle    packet offload against software ESP, 300 random
+#                        rounds (ORACLE_ROUNDS) from a new seed (ORACLE_SEED)
 #   make dkms-install    install both modules with DKMS for the running kernel
 #   make dkms-remove     remove them (scripts/dkms-install)
 #   make clean           kbuild's clean; make distclean also removes out/
@@ -32,7 +34,7 @@ KBUILD_ARGS := -C $(KDIR) M=$(top) CONFIG_OCTEP_IPSEC=m CONFIG_OCTEP_SIM=m
 CHECKPATCH_FILES = $(shell cd $(top) && find drivers include -name '*.[ch]' \
 			! -name '*.mod.c' 2>/dev/null | sort)
 
-.PHONY: all modules clean distclean checkpatch check check-debug check-matrix check-soak check-fresh check-dkms demo model compat dkms-install dkms-remove help
+.PHONY: all modules clean distclean checkpatch check check-debug check-matrix check-soak check-fresh check-dkms check-oracle demo model compat dkms-install dkms-remove help
 
 all: modules
 
@@ -71,6 +73,11 @@ check-fresh:
 
 check-dkms:
 	TEST_TIMEOUT=$${TEST_TIMEOUT:-3600} $(top)/scripts/check dkms.sh
+
+check-oracle:
+	ORACLE_ROUNDS=$${ORACLE_ROUNDS:-300} ORACLE_SEED=$${ORACLE_SEED:-$$(date +%s)} \
+	TEST_TIMEOUT=$${TEST_TIMEOUT:-10800} VM_TIMEOUT=$${VM_TIMEOUT:-12000} \
+	$(top)/scripts/check ipsec_oracle.sh
 
 demo:
 	$(top)/scripts/demo

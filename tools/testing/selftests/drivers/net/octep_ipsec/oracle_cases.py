@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The cases of ipsec_oracle.sh, and what each probe should meet.
+
+  oracle_cases.py SEED ROUNDS
+
+Prints rounds of outbound policies (transport mode, host -> peer, /32 ends,
+all through one SA of reqid 1) and probes, fixed ones first, then ROUNDS
+random ones drawn from SEED:
+
+  round NAME
+  pol ACTION PRIO PROTO PORT [XFRM_NL-OPTION...]   added in this order
+  upd ACTION PRIO PROTO PORT                       XFRM_MSG_UPDPOLICY
+  probe PROBE SW HW                                 oracle_probe.py's PROBE
+
+ACTION is ipsec, allow or block; PROTO any or udp; PORT - or a number.
+SW is what software ESP does with the probe: the matching policy of the
+lowest priority decides (ipsec: enc, allow: clear, block: drop), none:
+clear. HW is what packet offload must do, the same but where 6.12 itself
+decides otherwise: xfrm_policy_insert_list() puts a packet-offload policy
+at the head of its chain, so the stack takes the newest matching policy
+whatever its priority; what it then protects goes to the block with its
+SA, which encrypts it unless its own table (by priority) says block; what
+the stack leaves clear the block classifies by priority. A datagram over
+the MTU is dropped: xfrm_dev_offload_ok() does not fragment for packet
+offload. HW "refused": the driver refuses the round's policy.
+"""
+import random
+import sys
+
+
+def verdict(action):
+    return {'ipsec': 'enc', 'allow': 'clear', 'block': 'drop', None: 'clear'}[action]
+
+
+def covers(pol, probe):
+    kind, port = probe[0], probe[1]
+    if pol['proto'] == 'any':
+        return True
+    return kind == 'udp' and (pol['port'] is None or pol['port'] == port)
+
+
+def by_priority(pols, probe):
+    best = None
+    for p in pols:      # insertion order: the older wins a tie
+        if covers(p, probe) and (best is None or p['prio'] < best['prio']):
+            best = p
+    return best['action'] if best else None
+
+
+def newest(pols, probe):
+    for p in reversed(pols):
+        if covers(p, probe):
+            return p['action']
+    return None
+
+
+def predict(pols, probe):
+    sw = verdict(by_priority(pols, probe))
+    stack = newest(pols, probe)
+    table = by_priority(pols, probe)
+    if stack == 'block':
+        hw = 'drop'
+    elif stack == 'ipsec':
+        hw = 'drop' if table == 'block' else 'enc'
+    else:
+        hw = verdict(table)
+    if stack == 'ipsec' and 'big' in probe[2:]:
+        hw = 'drop'
+    return sw, hw
+
+
+def emit(name, pols, probes, upd=None, refuse=False):
+    print('round', name)
+    for p in pols:
+        print('pol', p['action'], p['prio'], p['proto'],
+              p['port'] if p['port'] is not None else '-', *p.get('extra', ()))
+    if upd:
+        print('upd', upd['action'], upd['prio'], upd['proto'],
+              upd['port'] if upd['port'] is not None else '-')
+        pols = [upd if (p['proto'], p['port']) == (upd['proto'], upd['port'])
+                else p for p in pols]
+    for pr in probes:
+        sw, hw = predict(pols, pr)
+        if refuse:
+            sw, hw = 'enc', 'refused'
+        print('probe', ':'.join(str(x) for x in pr), sw, hw)
+
+
+def pol(action, prio, proto='any', port=None, extra=()):
+    return {'action': action, 'prio': prio, 'proto': proto, 'port': port,
+            'extra': extra}
+
+
+def main():
+    seed, rounds = int(sys.argv[1]), int(sys.argv[2])
+    emit('ip-options', [pol('ipsec', 100)],
+         [('udp', 20031, 'opts'), ('icmp', 31)])
+    emit('fragments', [pol('ipsec', 100, 'udp', 20041)],
+         [('udp', 20041, 'big'), ('udp', 20042)])
+    emit('update', [pol('ipsec', 100, 'udp', 20071)], [('udp', 20071)],
+         upd=pol('block', 100, 'udp', 20071))
+    emit('optional', [pol('ipsec', 100, extra=('--optional',))],
+         [('udp', 20081)], refuse=True)
+    emit('icmp-flag', [pol('ipsec', 100, extra=('--icmp',))],
+         [('udp', 20091)], refuse=True)
+    emit('allow-before-ipsec', [pol('allow', 10, 'udp', 20101),
+                                pol('ipsec', 100)],
+         [('udp', 20101), ('udp', 20102), ('icmp', 101)])
+    emit('block-before-ipsec', [pol('block', 10, 'udp', 20111),
+                                pol('ipsec', 100)],
+         [('udp', 20111), ('udp', 20112)])
+    rnd = random.Random(seed)
+    for r in range(rounds):
+        base = 21000 + 10 * (r % 90)
+        prios = rnd.sample(range(1, 200), rnd.randint(1, 5))
+        pols, seen = [], set()
+        for prio in prios:
+            proto = 'any' if rnd.random() < 0.3 else 'udp'
+            port = base + rnd.randrange(6) if proto == 'udp' else None
+            # The stack takes one policy a selector (EEXIST).
+            if (proto, port) in seen:
+                continue
+            seen.add((proto, port))
+            pols.append(pol(rnd.choice(('ipsec', 'ipsec', 'allow', 'block')),
+                            prio, proto, port))
+        probes = [('udp', base + i) for i in range(6)] + [('icmp', r)]
+        emit('random-%d-%d' % (seed, r), pols, probes)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

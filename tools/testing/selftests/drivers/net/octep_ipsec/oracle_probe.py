@@ -1,0 +1,142 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Send probes from this namespace to a peer's and say how each arrived.
+
+  oracle_probe.py NETNS SRC DST SPI PROBE...
+
+PROBE is udp:PORT (a small datagram), udp:PORT:big (3000 bytes: the stack
+fragments it), udp:PORT:opts (with IP options) or icmp:ID (an echo
+request). Each probe goes alone; the peer's namespace NETNS receives on raw
+sockets, and the packet count of its state SRC -> DST of SPI (the peer's
+inbound SA) tells whether the probe came encrypted. One line a probe:
+"PROBE enc", "PROBE clear" or "PROBE drop" (nothing within a second).
+"""
+import ctypes
+import os
+import re
+import select
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+CLONE_NEWNET = 0x40000000
+IP_MTU_DISCOVER = 10
+IP_PMTUDISC_DONT = 0
+IP_OPTIONS = 4
+
+
+def setns(fd):
+    """os.setns() is Python 3.12's; Debian 12 has 3.11."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.setns(fd, CLONE_NEWNET):
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+
+
+def sa_packets(ns, src, dst, spi):
+    out = subprocess.run(['ip', '-n', ns, '-s', 'xfrm', 'state', 'get',
+                          'src', src, 'dst', dst, 'proto', 'esp', 'spi', spi],
+                         capture_output=True, text=True).stdout
+    # "lifetime current:" then "  N(bytes), M(packets)"; the config's
+    # limits print as "(INF)(packets)".
+    m = re.search(r'(\d+)\(bytes\), (\d+)\(packets\)', out)
+    return int(m.group(2)) if m else -1
+
+
+def csum(data):
+    if len(data) % 2:
+        data += b'\0'
+    s = sum(struct.unpack('!%dH' % (len(data) // 2), data))
+    s = (s >> 16) + (s & 0xffff)
+    s += s >> 16
+    return ~s & 0xffff
+
+
+def matches(pkt, src, kind, key):
+    """Is this IPv4 packet (from a raw socket) the probe?"""
+    ihl = (pkt[0] & 0xf) * 4
+    if socket.inet_ntoa(pkt[12:16]) != src:
+        return False
+    if kind == 'udp':
+        return pkt[9] == socket.IPPROTO_UDP and \
+            struct.unpack('!H', pkt[ihl + 2:ihl + 4])[0] == key
+    return pkt[9] == socket.IPPROTO_ICMP and pkt[ihl] == 8 and \
+        struct.unpack('!H', pkt[ihl + 4:ihl + 6])[0] == key
+
+
+def send(kind, key, opt, src, dst):
+    """One probe; raises OSError when the stack refuses it."""
+    if kind == 'udp':
+        tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        tx.setsockopt(socket.IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DONT)
+        if opt == 'opts':
+            tx.setsockopt(socket.IPPROTO_IP, IP_OPTIONS, b'\x01\x01\x01\x00')
+        data, to = b'p' * (3000 if opt == 'big' else 32), (dst, key)
+    else:
+        tx = socket.socket(socket.AF_INET, socket.SOCK_RAW,
+                           socket.IPPROTO_ICMP)
+        data = struct.pack('!BBHHH', 8, 0, 0, key, 1) + b'probe'
+        data = data[:2] + struct.pack('!H', csum(data)) + data[4:]
+        to = (dst, 0)
+    with tx:
+        tx.bind((src, 0))
+        tx.sendto(data, to)
+
+
+def arrived(sock, src, kind, key):
+    """Did the probe reach the peer within a second?"""
+    end = time.monotonic() + 1.0
+    while time.monotonic() < end:
+        r, _, _ = select.select([sock], [], [], max(0, end - time.monotonic()))
+        if not r:
+            return False
+        try:
+            while True:
+                if matches(sock.recv(65536), src, kind, key):
+                    return True
+        except BlockingIOError:
+            pass
+    return False
+
+
+def main():
+    ns, src, dst, spi = sys.argv[1:5]
+    probes = sys.argv[5:]
+    home = os.open('/proc/self/ns/net', os.O_RDONLY)
+    peer = os.open('/run/netns/' + ns, os.O_RDONLY)
+    setns(peer)
+    rx = {'udp': socket.socket(socket.AF_INET, socket.SOCK_RAW,
+                               socket.IPPROTO_UDP),
+          'icmp': socket.socket(socket.AF_INET, socket.SOCK_RAW,
+                                socket.IPPROTO_ICMP)}
+    setns(home)
+    for s in rx.values():
+        s.setblocking(False)
+    for p in probes:
+        f = p.split(':')
+        kind, key = f[0], int(f[1])
+        opt = f[2] if len(f) > 2 else ''
+        for s in rx.values():
+            try:
+                while s.recv(65536):
+                    pass
+            except BlockingIOError:
+                pass
+        c0 = sa_packets(ns, src, dst, spi)
+        try:
+            send(kind, key, opt, src, dst)
+        except OSError:
+            # A block policy, or no state: the stack refused it.
+            print(p, 'drop', flush=True)
+            continue
+        got = arrived(rx[kind], src, kind, key)
+        c1 = sa_packets(ns, src, dst, spi)
+        verdict = 'drop' if not got else 'enc' if c1 > c0 else 'clear'
+        print(p, verdict, flush=True)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
