@@ -57,11 +57,6 @@ larval_gone()
 	! larval
 }
 
-xfrm_stat()
-{
-	awk -v n="$1" '$1 == n { print $2 }' /proc/net/xfrm_stat
-}
-
 if out=$(ipsec_host_pol out transport packet 2>&1 &&
 	 ipsec_host_pol in transport packet 2>&1); then
 	ktap_ok "packet-offload policies with no state"

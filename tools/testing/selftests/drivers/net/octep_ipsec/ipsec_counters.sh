@@ -46,12 +46,6 @@ host_sa_stat()
 		}'
 }
 
-# xfrm_stat NAME: the netns's /proc/net/xfrm_stat counter NAME.
-xfrm_stat()
-{
-	awk -v n="$1" '$1 == n { print $2 }' /proc/net/xfrm_stat
-}
-
 # install TYPE MODE: both host states offloaded as TYPE, replay window 32,
 # the policies, the peer's software mirror.
 install()

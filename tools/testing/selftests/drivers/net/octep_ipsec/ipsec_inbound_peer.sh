@@ -30,14 +30,7 @@ N=5
 
 ktap_plan 10
 
-ipsec_prepare
-check "modules load" octep_load || ktap_finish
-check "device 0" octep_new 0 1 || ktap_finish
-check "peer namespace behind the wire" peer_setup || ktap_finish
-check "ipsec_flows 2: both directions in the block" ipsec_flows 2 ||
-	ktap_finish
-ip xfrm state flush
-ip xfrm policy flush
+ipsec_start
 
 ip addr add 10.1.0.1/24 dev lo
 on_exit ip addr del 10.1.0.1/24 dev lo
@@ -93,18 +86,13 @@ echos()
 		/proc/net/snmp
 }
 
-xstat()
-{
-	awk -v n="$1" '$1 == n { print $2 }' /proc/net/xfrm_stat
-}
-
 # from SRC: N pings from SRC in the peer to the host's 10.1.0.1; prints
 # "echos mismatch tmpl sim" as they moved (tmpl and sim: offload only).
 from()
 {
 	local e0 m0 t0=0 s0=0 t s
 
-	e0=$(echos) m0=$(xstat XfrmInTmplMismatch)
+	e0=$(echos) m0=$(xfrm_stat XfrmInTmplMismatch)
 	if [ "$TYPE" = packet ]; then
 		t0=$(stat "$HOST_IF" ipsec_rx_tmpl_mismatch)
 		s0=$(sim_read ipsec/rx_pol_mismatch)
@@ -116,7 +104,7 @@ from()
 		t=$(($(stat "$HOST_IF" ipsec_rx_tmpl_mismatch) - t0))
 		s=$(($(sim_read ipsec/rx_pol_mismatch) - s0))
 	fi
-	echo "$(($(echos) - e0)) $(($(xstat XfrmInTmplMismatch) - m0)) $t $s"
+	echo "$(($(echos) - e0)) $(($(xfrm_stat XfrmInTmplMismatch) - m0)) $t $s"
 }
 
 declare -A GOT

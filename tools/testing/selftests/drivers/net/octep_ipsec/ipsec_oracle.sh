@@ -39,14 +39,7 @@ CASES=$(dirname "$0")/oracle_cases.py
 
 ktap_plan 10
 
-ipsec_prepare
-check "modules load" octep_load || ktap_finish
-check "device 0" octep_new 0 1 || ktap_finish
-check "peer namespace behind the wire" peer_setup || ktap_finish
-check "ipsec_flows 2: both directions in the block" ipsec_flows 2 ||
-	ktap_finish
-ip xfrm state flush
-ip xfrm policy flush
+ipsec_start
 
 W=$(mktemp -d)
 on_exit rm -rf "$W"

@@ -53,12 +53,6 @@ check "peer namespace behind the wire" peer_setup || ktap_finish
 check "ipsec_flows 2: both directions in the block" ipsec_flows 2 ||
 	ktap_finish
 
-# xfrm_stat NAME: the /proc/net/xfrm_stat counter NAME.
-xfrm_stat()
-{
-	awk -v n="$1" '$1 == n { print $2 }' /proc/net/xfrm_stat
-}
-
 # hpol ARGS...: xfrm_nl.py policy ARGS, offloaded (packet) to HOST_IF.
 hpol()
 {
