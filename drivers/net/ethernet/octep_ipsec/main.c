@@ -287,12 +287,26 @@ static const struct octep_sdp_ops octep_pci_ops = {
 	.write64 = octep_pci_write64,
 };
 
+/* CN9K SDP PFs, whose register layout include/linux/octep_sdp.h is. */
+static const struct pci_device_id octep_pci_ids[] = {
+	{ PCI_VDEVICE(CAVIUM, 0xb100), OCTEP_CN9K_NON_RING_VECS }, /* CN98 */
+	{ PCI_VDEVICE(CAVIUM, 0xb200), OCTEP_CN9K_NON_RING_VECS }, /* CN93 */
+	{ PCI_VDEVICE(CAVIUM, 0xb400), OCTEP_CN9K_NON_RING_VECS }, /* CNF95N */
+	{ }
+};
+
 static int octep_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
-	unsigned int non_ring = id->driver_data, rings, q;
+	unsigned int non_ring, rings, q;
 	struct octep_dev *oct;
 	struct octep_pci *p;
 	int err, nvec;
+
+	/* Bound by driver_override only (octep_pci_driver): check the ID. */
+	id = pci_match_id(octep_pci_ids, pdev);
+	if (!id)
+		return -ENODEV;
+	non_ring = id->driver_data;
 
 	p = devm_kzalloc(&pdev->dev, sizeof(*p), GFP_KERNEL);
 	if (!p)
@@ -400,18 +414,13 @@ static const struct pci_error_handlers octep_pci_err_handlers = {
 	.resume = octep_pci_err_resume,
 };
 
-/* CN9K SDP PFs, whose register layout include/linux/octep_sdp.h is. */
-static const struct pci_device_id octep_pci_ids[] = {
-	{ PCI_VDEVICE(CAVIUM, 0xb100), OCTEP_CN9K_NON_RING_VECS }, /* CN98 */
-	{ PCI_VDEVICE(CAVIUM, 0xb200), OCTEP_CN9K_NON_RING_VECS }, /* CN93 */
-	{ PCI_VDEVICE(CAVIUM, 0xb400), OCTEP_CN9K_NON_RING_VECS }, /* CNF95N */
-	{ }
-};
-MODULE_DEVICE_TABLE(pci, octep_pci_ids);
-
+/*
+ * No id_table and no module alias: these functions are octeon_ep's, and
+ * a device runs this personality only when its admin says so through
+ * driver_override (the PCI core then matches any device; probe checks).
+ */
 static struct pci_driver octep_pci_driver = {
 	.name = OCTEP_DRV_NAME,
-	.id_table = octep_pci_ids,
 	.probe = octep_pci_probe,
 	.remove = octep_pci_remove,
 	.driver.pm = pm_sleep_ptr(&octep_pci_pm_ops),
