@@ -227,15 +227,57 @@ static int osim_make_room(struct sk_buff *skb, unsigned int head,
 	return pskb_expand_head(skb, nh, nt, GFP_ATOMIC);
 }
 
+/*
+ * Transport mode, out: where ESP goes, and (in @nhoff) the offset of the
+ * next-header byte that is to name it. IPv4: after the header. IPv6: as
+ * ip6_find_1stfragopt() places it, after a hop-by-hop and a routing header
+ * and a destination options header unless a routing header came before
+ * it. Return: the offset, or -EINVAL for headers that do not parse.
+ */
+static int osim_esp_place(const struct sk_buff *skb, const struct osim_pkt *p,
+			  unsigned int *nhoff)
+{
+	unsigned int off = p->l3 + sizeof(struct ipv6hdr);
+	bool rthdr = false;
+
+	if (p->family == 4) {
+		*nhoff = p->l3 + offsetof(struct iphdr, protocol);
+		return p->l4;
+	}
+	*nhoff = p->l3 + offsetof(struct ipv6hdr, nexthdr);
+	for (;;) {
+		switch (skb->data[*nhoff]) {
+		case NEXTHDR_HOP:
+			break;
+		case NEXTHDR_ROUTING:
+			rthdr = true;
+			break;
+		case NEXTHDR_DEST:
+			if (rthdr)
+				return off;
+			break;
+		default:
+			return off;
+		}
+		if (off + 2 > p->end)
+			return -EINVAL;
+		*nhoff = off;
+		off += (skb->data[off + 1] + 1) * 8;
+		if (off > p->end)
+			return -EINVAL;
+	}
+}
+
 /* Packet offload, out: build ESP around the plain packet and encrypt. */
 static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 			  struct sk_buff *skb, const struct osim_pkt *p)
 {
 	unsigned int hlen = sizeof(struct ip_esp_hdr) + OSIM_IV_LEN;
 	bool tunnel = f->mode == OCTEP_SDP_FLOW_MODE_TUNNEL;
-	unsigned int plen, padlen, tail, head, outer = 0, i;
+	unsigned int plen, padlen, tail, head, outer = 0, i, nhoff = 0;
 	struct ip_esp_hdr *esph;
 	u8 nexthdr, dsfield;
+	int ins = 0;
 	u8 *trailer, *iv;
 	u16 ip_id;
 	u64 seq;
@@ -254,12 +296,14 @@ static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 			dsfield = ipv6_get_dsfield((struct ipv6hdr *)
 						   (skb->data + p->l3));
 	} else {
-		/* Transport: ESP goes right after the base IP header. */
-		if (p->family != f->family || p->frag ||
-		    (p->family == 6 && p->l4 != p->l3 + sizeof(struct ipv6hdr)))
+		/* Transport: ESP goes where the stack's ESP would put it. */
+		if (p->family != f->family || p->frag)
 			return -EINVAL;
-		plen = p->end - p->l4;
-		nexthdr = p->proto;
+		ins = osim_esp_place(skb, p, &nhoff);
+		if (ins < 0)
+			return -EINVAL;
+		plen = p->end - ins;
+		nexthdr = skb->data[nhoff];
 		dsfield = 0;
 	}
 	padlen = (4 - ((plen + 2) & 3)) & 3;
@@ -342,21 +386,21 @@ static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 		esph = (struct ip_esp_hdr *)(skb->data + p->l3 + outer);
 	} else {
 		skb_push(skb, hlen);
-		memmove(skb->data, skb->data + hlen, p->l4);
+		memmove(skb->data, skb->data + hlen, ins);
+		skb->data[nhoff] = IPPROTO_ESP;
 		if (p->family == 4) {
 			struct iphdr *iph = (struct iphdr *)(skb->data + p->l3);
 
-			iph->protocol = IPPROTO_ESP;
-			iph->tot_len = htons(p->l4 - p->l3 + hlen + plen + tail);
+			iph->tot_len = htons(ins - p->l3 + hlen + plen + tail);
 			ip_send_check(iph);
 		} else {
 			struct ipv6hdr *ip6h = (struct ipv6hdr *)(skb->data +
 								  p->l3);
 
-			ip6h->nexthdr = IPPROTO_ESP;
-			ip6h->payload_len = htons(hlen + plen + tail);
+			ip6h->payload_len = htons(ins - p->l3 - sizeof(*ip6h) +
+						  hlen + plen + tail);
 		}
-		esph = (struct ip_esp_hdr *)(skb->data + p->l4);
+		esph = (struct ip_esp_hdr *)(skb->data + ins);
 	}
 	skb_reset_mac_header(skb);
 	esph->spi = f->spi;

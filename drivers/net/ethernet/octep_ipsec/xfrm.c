@@ -1311,18 +1311,6 @@ static bool octep_ipsec_offload_ok(struct sk_buff *skb, struct xfrm_state *x)
 	/* A larval state has no entry. */
 	if (!sa || !READ_ONCE(sa->handle))
 		goto out;
-	/*
-	 * Packet offload, transport mode: the block inserts ESP right after
-	 * the base IPv6 header and cannot step over extension headers that
-	 * stay in front of it (hop-by-hop, routing, destination options).
-	 * With crypto offload the stack builds ESP and the block only
-	 * encrypts: any header is fine.
-	 */
-	if (x->xso.type == XFRM_DEV_OFFLOAD_PACKET &&
-	    x->props.mode == XFRM_MODE_TRANSPORT &&
-	    x->props.family == AF_INET6 &&
-	    ipv6_ext_hdr(ipv6_hdr(skb)->nexthdr))
-		goto out;
 	if (x->xso.type != XFRM_DEV_OFFLOAD_PACKET) {
 		ok = true;
 		goto out;

@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# xdo_dev_offload_ok() keeps from the block what it cannot carry: with
-# packet offload in IPv6 transport mode the block inserts ESP right after
-# the base header, so a packet with an extension header in front of ESP
-# (here hop-by-hop, set with IPV6_HOPOPTS on a UDP socket) must not reach
-# it: the stack drops it and counts XfrmOutError. With crypto offload the
-# stack builds ESP and the block only encrypts: such datagrams arrive.
-# Either way the block's tx_bad stays 0 and the plain datagrams sent
-# alongside are encrypted by the block and arrive.
+# IPv6 transport mode with extension headers in front of ESP: hop-by-hop
+# (IPV6_HOPOPTS) and destination options (IPV6_DSTOPTS) on a UDP socket.
+# With crypto offload the stack builds ESP and the block only encrypts;
+# with packet offload the block places ESP after those headers where the
+# stack's ESP would (ip6_find_1stfragopt()). Either way, as with software
+# ESP, the datagrams arrive at the software peer, the block encrypted
+# them and its tx_bad stays 0, and the plain datagrams sent alongside
+# arrive too.
 
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
@@ -23,8 +23,9 @@ check "device 0" octep_new 0 1 || ktap_finish
 check "peer namespace behind the wire" peer_setup || ktap_finish
 ipsec_case transport 6
 
-# send HOPOPTS: N UDP datagrams to the peer, port 7000, with (1) or
-# without (0) a hop-by-hop header; prints how many the peer received.
+# send HDR: N UDP datagrams to the peer, port 7000, with no extension
+# header (0), a hop-by-hop (1) or a destination options header (2); prints
+# how many the peer received.
 send()
 {
 	local out
@@ -35,9 +36,10 @@ send()
 	python3 - "$O_P" "$N" "$1" <<'EOF'
 import socket, sys
 s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-if sys.argv[3] == '1':
-    # IPV6_HOPOPTS: a hop-by-hop header holding one PadN option.
-    s.setsockopt(socket.IPPROTO_IPV6, 54, bytes([0, 0, 1, 4, 0, 0, 0, 0]))
+if sys.argv[3] != '0':
+    # IPV6_HOPOPTS (54) or IPV6_DSTOPTS (59): a header with one PadN.
+    s.setsockopt(socket.IPPROTO_IPV6, 54 if sys.argv[3] == '1' else 59,
+                 bytes([0, 0, 1, 4, 0, 0, 0, 0]))
 for i in range(int(sys.argv[2])):
     try:
         s.sendto(b'probe %d' % i, (sys.argv[1], 7000))
@@ -59,27 +61,23 @@ for type in crypto packet; do
 	fi
 	bad0=$(sim_read ipsec/tx_bad)
 	enc0=$(($(sim_read ipsec/tx_encrypt) + $(sim_read ipsec/tx_encap)))
-	err0=$(awk '$1 == "XfrmOutError" { print $2 }' /proc/net/xfrm_stat)
+	err0=$(xfrm_stat XfrmOutError)
 	plain=$(send 0)
 	hbh=$(send 1)
+	dst=$(send 2)
 	bad=$(($(sim_read ipsec/tx_bad) - bad0))
 	enc=$(($(sim_read ipsec/tx_encrypt) + $(sim_read ipsec/tx_encap) - enc0))
-	err=$(($(awk '$1 == "XfrmOutError" { print $2 }' /proc/net/xfrm_stat) - err0))
-	why="plain $plain/$N, hop-by-hop $hbh/$N received; block encrypted $enc, tx_bad $bad; XfrmOutError +$err"
-	[ "$plain" = "$N" ] && [ "$enc" -ge "$N" ] &&
-		ktap_ok "$type: plain datagrams encrypted by the block and received ($why)" ||
-		ktap_fail "$type: plain datagrams encrypted by the block and received" "$why"
-	[ "$bad" = 0 ] && ktap_ok "$type: the block was handed nothing it cannot carry" ||
-		ktap_fail "$type: the block was handed nothing it cannot carry" "$why"
-	if [ "$type" = crypto ]; then
-		[ "$hbh" = "$N" ] &&
-			ktap_ok "crypto: hop-by-hop datagrams arrive" ||
-			ktap_fail "crypto: hop-by-hop datagrams arrive" "$why"
-	else
-		[ "$hbh" = 0 ] && [ "$err" -ge "$N" ] &&
-			ktap_ok "packet: hop-by-hop datagrams dropped by the stack, counted in XfrmOutError" ||
-			ktap_fail "packet: hop-by-hop datagrams dropped by the stack, counted in XfrmOutError" "$why"
-	fi
+	err=$(($(xfrm_stat XfrmOutError) - err0))
+	why="plain $plain/$N, hop-by-hop $hbh/$N, destination options $dst/$N received; block encrypted $enc, tx_bad $bad; XfrmOutError +$err"
+	[ "$plain" = "$N" ] &&
+		ktap_ok "$type: plain datagrams received ($why)" ||
+		ktap_fail "$type: plain datagrams received" "$why"
+	[ "$bad" = 0 ] && [ "$err" = 0 ] &&
+		ktap_ok "$type: nothing dropped, by the block or the stack" ||
+		ktap_fail "$type: nothing dropped, by the block or the stack" "$why"
+	[ "$hbh" = "$N" ] && [ "$dst" = "$N" ] && [ "$enc" -ge $((3 * N)) ] &&
+		ktap_ok "$type: datagrams with extension headers encrypted by the block and received" ||
+		ktap_fail "$type: datagrams with extension headers encrypted by the block and received" "$why"
 done
 ipsec_flush
 kernel_log_clean "no kernel warnings"
