@@ -36,6 +36,7 @@
 #include <linux/netdevice.h>
 #include <linux/tcp.h>
 #include <linux/udp.h>
+#include <net/bonding.h>
 #include <net/ipv6.h>
 #include <net/xfrm.h>
 
@@ -133,8 +134,16 @@ static const char * const octep_mbox_cnt_names[] = {
 	"ipsec_orphans_total", "ipsec_resyncs", "ipsec_resync_freed",
 };
 
+static const struct xfrmdev_ops octep_xfrmdev_ops;
+
+/*
+ * The offload of @dev if it is our netdev, else NULL: the xfrm core and a
+ * bond may hand us their own device, whose private data is not ours.
+ */
 static struct octep_ipsec *octep_ipsec_of(struct net_device *dev)
 {
+	if (!dev || dev->xfrmdev_ops != &octep_xfrmdev_ops)
+		return NULL;
 	return octep_from_netdev(dev)->ipsec;
 }
 
@@ -1716,12 +1725,21 @@ void octep_ipsec_netdev_uninit(struct octep_dev *oct)
 #else
 /*
  * 6.12's xfrm_state_find() sets only xso.dev of a larval state, not
- * xso.real_dev. xso.dev is then ours: a bond, the one upper device that
- * offloads, sets real_dev before it calls us.
+ * xso.real_dev. A bond calls our add from its own with xso.real_dev still
+ * the bond (it sets it to the slave once we accept): the state is then for
+ * its active slave, which the bond holds meanwhile.
  */
 static struct net_device *octep_xso_dev(const struct xfrm_state *x)
 {
-	return x->xso.real_dev ?: x->xso.dev;
+	struct net_device *dev = x->xso.real_dev ?: x->xso.dev;
+	struct net_device *slave;
+
+	if (!dev || !netif_is_bond_master(dev))
+		return dev;
+	rcu_read_lock();
+	slave = bond_option_active_slave_get_rcu(netdev_priv(dev));
+	rcu_read_unlock();
+	return slave ?: dev;
 }
 
 static int octep_xdo_state_add(struct xfrm_state *x,
@@ -1807,7 +1825,7 @@ int octep_ipsec_tx_flags(struct octep_iq *iq, struct sk_buff *skb, u64 *flags)
 		 */
 		sa = (void *)READ_ONCE(x->xso.offload_handle);
 		handle = sa ? READ_ONCE(sa->handle) : 0;
-		if (x->xso.dev != ips->netdev || !handle ||
+		if ((x->xso.real_dev ?: x->xso.dev) != ips->netdev || !handle ||
 		    sa->dir != XFRM_DEV_OFFLOAD_OUT ||
 		    sa->type != x->xso.type) {
 			XFRM_INC_STATS(dev_net(ips->netdev),
