@@ -519,9 +519,9 @@ struct octep_sdp_mbox_flow_stats {
  * OCTEP_SDP_IPSEC_POL_BLOCK, under IPSEC with OCTEP_SDP_IPSEC_POL_MISMATCH
  * (it should have come encrypted); ESP goes to the SA lookup, and what a
  * packet-offload entry decapsulated must fall under an IPSEC policy whose
- * template the entry fits (mode, reqid unless the template's is 0, and a
- * tunnel's outer source and destination unless the template leaves them
- * unspecified), else POL_MISMATCH.
+ * template the entry fits (mode, reqid unless the template's is 0, the SPI
+ * if the template names one, and a tunnel's outer source and destination
+ * unless the template leaves them unspecified), else POL_MISMATCH.
  *
  * The response body after the status is the handle word: bit 30 set,
  * bit 31 for outbound. FLOW_DEL, FLOW_DEL_MANY and FLOW_LIST take and give
@@ -552,6 +552,8 @@ struct octep_sdp_mbox_flow_stats {
  * @daddr: the selector's destination prefix
  * @tsaddr: IPSEC, tunnel: the template's outer source
  * @tdaddr: IPSEC, tunnel: the template's outer destination
+ * @tspi: IPSEC: the SPI the template names (network order), 0 for any
+ * @rsvd: zero
  */
 struct octep_sdp_mbox_policy {
 	u8 dir;
@@ -572,6 +574,8 @@ struct octep_sdp_mbox_policy {
 	u8 daddr[16];
 	u8 tsaddr[16];
 	u8 tdaddr[16];
+	__be32 tspi;
+	__le32 rsvd;
 };
 
 /*

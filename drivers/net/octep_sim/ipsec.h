@@ -284,6 +284,7 @@ struct osim_pkey {
  * @key: the selector, masked as its group masks packets
  * @tsaddr: IPSEC, tunnel: the template's outer source
  * @tdaddr: IPSEC, tunnel: the template's outer destination
+ * @tspi: IPSEC: the template's SPI, 0 for any
  */
 struct osim_pol {
 	struct hlist_node hnode;
@@ -300,6 +301,7 @@ struct osim_pol {
 	struct osim_pkey key;
 	u8 tsaddr[16];
 	u8 tdaddr[16];
+	__be32 tspi;
 };
 
 /* What a packet's classification said (osim_pol_out()). */

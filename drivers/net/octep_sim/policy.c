@@ -166,6 +166,7 @@ static struct osim_flow *osim_pol_sa(struct osim_ipsec *ips,
 		if (f->family != fam || f->mode != pol->mode ||
 		    memcmp(f->daddr, daddr, alen) ||
 		    (pol->reqid && f->reqid != pol->reqid) ||
+		    (pol->tspi && f->spi != pol->tspi) ||
 		    osim_hidden(ips, f->handle))
 			continue;
 		/* Tunnel: the template's source, if it names one. */
@@ -216,9 +217,10 @@ enum osim_verdict osim_pol_out(struct osim_ipsec *ips,
 
 /*
  * Does entry @f satisfy @pol's template, as xfrm_state_ok() asks of a
- * state in software? Mode, reqid (unless the template's is 0) and, for a
- * tunnel, the outer ends the template names: a peer's SA carries only what
- * a policy with that peer's ends allows, even when two peers share a reqid.
+ * state in software? Mode, reqid (unless the template's is 0), the SPI
+ * (if the template names one) and, for a tunnel, the outer ends it names:
+ * a peer's SA carries only what a policy with that peer's ends allows,
+ * even when two peers share a reqid.
  */
 static bool osim_tmpl_fits(const struct osim_pol *pol,
 			   const struct osim_flow *f)
@@ -226,7 +228,8 @@ static bool osim_tmpl_fits(const struct osim_pol *pol,
 	static const u8 any[16];
 	unsigned int alen;
 
-	if (pol->mode != f->mode || (pol->reqid && pol->reqid != f->reqid))
+	if (pol->mode != f->mode || (pol->reqid && pol->reqid != f->reqid) ||
+	    (pol->tspi && pol->tspi != f->spi))
 		return false;
 	if (pol->mode != OCTEP_SDP_FLOW_MODE_TUNNEL)
 		return true;
@@ -416,6 +419,7 @@ int osim_pol_add(struct osim_ipsec *ips, const __le64 *req,
 	pol->tfamily = r.tfamily;
 	memcpy(pol->tsaddr, r.tsaddr, sizeof(pol->tsaddr));
 	memcpy(pol->tdaddr, r.tdaddr, sizeof(pol->tdaddr));
+	pol->tspi = r.tspi;
 	memcpy(pf.saddr, r.saddr, sizeof(pf.saddr));
 	memcpy(pf.daddr, r.daddr, sizeof(pf.daddr));
 	pf.sport = r.sport;

@@ -1448,6 +1448,8 @@ static void octep_ipsec_pol_fill(const struct xfrm_policy *xp,
 	if (r->action != OCTEP_SDP_POL_IPSEC)
 		return;
 	r->reqid = cpu_to_le32(t->reqid);
+	/* strongSwan names the SA's SPI in an outbound policy's template. */
+	r->tspi = t->id.spi;
 	if (t->mode == XFRM_MODE_TUNNEL) {
 		r->mode = OCTEP_SDP_FLOW_MODE_TUNNEL;
 		r->tfamily = octep_ipsec_family(t->encap_family);
@@ -1513,11 +1515,6 @@ static int octep_ipsec_policy_ok(struct octep_ipsec *ips,
 	if (xp->xfrm_nr && xp->xfrm_vec[0].optional) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "Cannot offload an optional template: the block would make it mandatory");
-		return -EOPNOTSUPP;
-	}
-	if (xp->xfrm_nr && xp->xfrm_vec[0].id.spi) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "Cannot offload a template that names an SPI: the block matches by reqid");
 		return -EOPNOTSUPP;
 	}
 	/* As mlx5: reqid 0 would let any offloaded SA satisfy the template. */
