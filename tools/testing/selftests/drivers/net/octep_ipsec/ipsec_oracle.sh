@@ -9,7 +9,7 @@
 # gives the rounds: fixed cases (IP options, a datagram over the MTU, a
 # policy replaced by an update, an optional template and the icmp flag,
 # which the driver refuses, an allow or a block policy of higher priority
-# added before the "any" IPsec one), then ORACLE_ROUNDS (default 12, 4 on
+# added before the "any" IPsec one), then ORACLE_ROUNDS (default 12, 2 on
 # a debug kernel) random rounds of policies (priorities, actions, UDP port
 # selectors) from ORACLE_SEED (default 1), each probed on six ports and
 # with ICMP.
@@ -29,7 +29,7 @@ require_cmd ip python3
 SEED=${ORACLE_SEED:-1}
 # Fewer by default on the debug kernel (kmemleak's file), 2-3 times slower.
 ROUNDS=12
-[ -e /sys/kernel/debug/kmemleak ] && ROUNDS=4
+[ -e /sys/kernel/debug/kmemleak ] && ROUNDS=2
 ROUNDS=${ORACLE_ROUNDS:-$ROUNDS}
 ORA_H=10.77.0.1
 ORA_P=10.77.0.2
