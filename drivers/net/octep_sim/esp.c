@@ -620,6 +620,9 @@ u64 osim_ipsec_rx(struct osim_dev *dev, struct sk_buff *skb)
 
 	rcu_read_lock();
 	f = osim_flow_lookup_in(ips, p.family, esph->spi, daddr);
+	/* The fault hides it from the datapath only, not from the table. */
+	if (f && osim_hidden(ips, f->handle))
+		f = NULL;
 	if (!f) {
 		rcu_read_unlock();
 		osim_ipsec_inc(ips, OSIM_RX_NO_ENTRY);

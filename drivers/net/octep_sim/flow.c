@@ -43,8 +43,7 @@ struct osim_flow *osim_flow_lookup_in(struct osim_ipsec *ips, u8 family,
 	hash_for_each_possible_rcu(ips->in_hash, f, hnode,
 				   osim_flow_hash(spi)) {
 		if (f->spi == spi && f->family == family &&
-		    !memcmp(f->daddr, daddr, osim_flow_alen(family)) &&
-		    !osim_hidden(ips, f->handle))
+		    !memcmp(f->daddr, daddr, osim_flow_alen(family)))
 			return f;
 	}
 	return NULL;

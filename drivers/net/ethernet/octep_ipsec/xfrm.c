@@ -1193,11 +1193,11 @@ static bool octep_ipsec_tx_mib(struct octep_ipsec *ips)
 	if (!octep_ipsec_has(ips, OCTEP_SDP_FEAT_POLICY))
 		return false;
 	for (i = 0; i < ARRAY_SIZE(map); i++) {
+		v = octep_rd64(ips->oct, OCTEP_SDP_IPSEC_CNT(map[i].cnt));
 		/* All ones: the device is gone, not a count. */
-		if (octep_rd64(ips->oct, OCTEP_SDP_IPSEC_CNT(map[i].cnt)) ==
-		    ~0ULL)
+		if (v == ~0ULL)
 			return false;
-		v = octep_ipsec_hw(ips, map[i].cnt);
+		v -= ips->hw_base[map[i].cnt];
 		if (v > ips->hw_mib[map[i].cnt])
 			XFRM_ADD_STATS(net, map[i].mib,
 				       v - ips->hw_mib[map[i].cnt]);
