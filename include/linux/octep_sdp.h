@@ -159,6 +159,7 @@ struct octep_sdp_oq_desc {
 #define  OCTEP_SDP_IPSEC_MALFORMED	5
 #define  OCTEP_SDP_IPSEC_POL_BLOCK	6	/* an inbound block policy */
 #define  OCTEP_SDP_IPSEC_POL_MISMATCH	7	/* see OCTEP_SDP_MBOX_POLICY_ADD */
+#define  OCTEP_SDP_IPSEC_EXPIRED	8	/* the entry's hard limit reached */
 #define OCTEP_SDP_RX_HASH		GENMASK_ULL(31, 16)
 #define OCTEP_SDP_RX_FLOW_HANDLE	GENMASK_ULL(63, 32)
 
@@ -440,9 +441,10 @@ struct octep_sdp_mbox_info {
  * @reqid: outbound packet offload: the reqid a policy's template names
  *	the entry by (OCTEP_SDP_MBOX_POLICY_ADD)
  * @rsvd: zero
- * @hard_packets: outbound packet offload: the entry encapsulates this many
- *	packets, then drops (OCTEP_SDP_IPSEC_TX_DROP) as a hard-expired xfrm
- *	state would; 0 for no limit
+ * @hard_packets: packet offload: the entry carries this many packets, then
+ *	drops what comes after as a hard-expired xfrm state would (outbound
+ *	OCTEP_SDP_IPSEC_TX_DROP, inbound status OCTEP_SDP_IPSEC_EXPIRED, checked
+ *	after the replay window and before decryption); 0 for no limit
  * @hard_bytes: the same in bytes as FLOW_STATS counts them (the plain
  *	text ESP carries): the packet that finds the count at or past it is
  *	dropped; 0 for no limit

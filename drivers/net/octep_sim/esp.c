@@ -648,6 +648,13 @@ u64 osim_ipsec_rx(struct osim_dev *dev, struct sk_buff *skb)
 		status = OCTEP_SDP_IPSEC_REPLAY;
 		goto out;
 	}
+	/* As xfrm_input(): the replay window, then the hard limit. */
+	if ((f->hard_packets && f->packets >= f->hard_packets) ||
+	    (f->hard_bytes && f->bytes >= f->hard_bytes)) {
+		spin_unlock_bh(&f->lock);
+		status = OCTEP_SDP_IPSEC_EXPIRED;
+		goto out;
+	}
 	spin_unlock_bh(&f->lock);
 
 	iv = (u8 *)(esph + 1);
@@ -703,6 +710,9 @@ out:
 		break;
 	case OCTEP_SDP_IPSEC_REPLAY:
 		osim_ipsec_inc(ips, OSIM_RX_REPLAY);
+		break;
+	case OCTEP_SDP_IPSEC_EXPIRED:
+		osim_ipsec_inc(ips, OSIM_RX_EXPIRED);
 		break;
 	case OCTEP_SDP_IPSEC_POL_BLOCK:
 	case OCTEP_SDP_IPSEC_POL_MISMATCH:

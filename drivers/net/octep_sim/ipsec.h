@@ -110,6 +110,7 @@ enum osim_ipsec_cnt {
 	OSIM_TX_POL_NO_STATE,	/* dropped: an IPSEC policy, no entry */
 	OSIM_RX_POL_BLOCK,	/* dropped: an inbound block policy */
 	OSIM_RX_POL_MISMATCH,	/* dropped: clear under IPSEC, or wrong SA */
+	OSIM_RX_EXPIRED,	/* dropped: the entry's hard limit reached */
 	OSIM_IPSEC_NCNT,
 };
 

@@ -307,6 +307,7 @@ static const char * const osim_ipsec_cnt_names[OSIM_IPSEC_NCNT] = {
 	[OSIM_TX_POL_NO_STATE] = "tx_pol_no_state",
 	[OSIM_RX_POL_BLOCK] = "rx_pol_block",
 	[OSIM_RX_POL_MISMATCH] = "rx_pol_mismatch",
+	[OSIM_RX_EXPIRED] = "rx_expired",
 };
 
 static void osim_ipsec_debugfs(struct osim_ipsec *ips)

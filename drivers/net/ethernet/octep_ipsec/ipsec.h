@@ -121,6 +121,7 @@ enum octep_ipsec_cnt {
 	OCTEP_IPSEC_RX_CLEAR_DROP,	/* clear text an inbound policy forbids */
 	OCTEP_IPSEC_RX_POL_BLOCK,	/* an inbound block policy */
 	OCTEP_IPSEC_RX_TMPL_MISMATCH,	/* decrypted, but no policy takes it */
+	OCTEP_IPSEC_RX_EXPIRED,		/* its state past the hard limit */
 	OCTEP_IPSEC_NCNT,
 };
 

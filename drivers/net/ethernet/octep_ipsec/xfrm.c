@@ -125,6 +125,7 @@ static const char * const octep_ipsec_cnt_names[OCTEP_IPSEC_NCNT] = {
 	[OCTEP_IPSEC_RX_CLEAR_DROP] = "ipsec_rx_clear_drop",
 	[OCTEP_IPSEC_RX_POL_BLOCK] = "ipsec_rx_policy_block",
 	[OCTEP_IPSEC_RX_TMPL_MISMATCH] = "ipsec_rx_tmpl_mismatch",
+	[OCTEP_IPSEC_RX_EXPIRED] = "ipsec_rx_expired",
 };
 
 /* Device-wide names after the per-state counters: the mailbox's. */
@@ -378,10 +379,9 @@ static void octep_ipsec_fill(const struct xfrm_state *x,
 	fl->reqid = cpu_to_le32(x->props.reqid);
 	/*
 	 * Packet offload: the block counts, so the block stops at the hard
-	 * limit; the stack hears of it at the next stats poll.
+	 * limit, both ways; the stack hears of it at the next stats poll.
 	 */
-	if (x->xso.type == XFRM_DEV_OFFLOAD_PACKET &&
-	    x->xso.dir == XFRM_DEV_OFFLOAD_OUT) {
+	if (x->xso.type == XFRM_DEV_OFFLOAD_PACKET) {
 		if (x->lft.hard_packet_limit != XFRM_INF)
 			fl->hard_packets = cpu_to_le64(x->lft.hard_packet_limit);
 		if (x->lft.hard_byte_limit != XFRM_INF)
@@ -1883,6 +1883,9 @@ static void octep_ipsec_rx_account(struct octep_ipsec *ips, u32 handle,
 	case OCTEP_IPSEC_RX_TMPL_MISMATCH:
 		mib = LINUX_MIB_XFRMINTMPLMISMATCH;
 		break;
+	case OCTEP_IPSEC_RX_EXPIRED:
+		mib = LINUX_MIB_XFRMINSTATEEXPIRED;
+		break;
 	default:
 		mib = LINUX_MIB_XFRMINHDRERROR;
 		break;
@@ -1956,6 +1959,9 @@ int octep_ipsec_rx_xfrm(struct octep_oq *oq, struct sk_buff *skb, u64 ext)
 		goto drop;
 	case OCTEP_SDP_IPSEC_REPLAY:
 		c = OCTEP_IPSEC_RX_REPLAY;
+		goto drop;
+	case OCTEP_SDP_IPSEC_EXPIRED:
+		c = OCTEP_IPSEC_RX_EXPIRED;
 		goto drop;
 	default:
 		c = OCTEP_IPSEC_RX_MALFORMED;

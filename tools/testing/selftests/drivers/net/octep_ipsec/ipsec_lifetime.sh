@@ -9,7 +9,8 @@
 #    packets are sent; the hard expire (hard 1) once 20 are, after which
 #    the state is gone from the host and from the block's table;
 #  - outbound, a hard limit of 5 and ten pings inside one stats period:
-#    the block itself sends five and drops the rest (tx_expired);
+#    the block itself sends five and drops the rest (tx_expired); inbound
+#    the same, the host answering the five the block took;
 #  - inbound, byte limits soft 1000 / hard 2000 (108 bytes of plain text a
 #    ping): the same, counted on what the block decrypted.
 
@@ -17,7 +18,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
 require_cmd ip ethtool devlink python3
 
-ktap_plan 18
+ktap_plan 20
 
 ipsec_prepare
 check "modules load" octep_load || ktap_finish
@@ -135,6 +136,24 @@ if [ "$got" = 5 ] && [ "$exp" -ge 1 ]; then
 else
 	ktap_fail "out, hard 5: the block sends 5 and drops the rest" \
 		"the peer decrypted ${got:-?}, tx_expired +$exp"
+fi
+
+# Inbound, the same: a hard limit of 5, ten pings from the peer. The host
+# answers the five the block decrypted; it drops the rest before their
+# decryption (ipsec_rx_expired, XfrmInStateExpired) until the stack deletes
+# the state (then XfrmInNoStates: ESP with no state).
+install_limited in "inbound state with a hard limit of 5 packets" \
+	"$IPSEC_SPI_IN" "$O_P" "$O_H" --hard-packets 5
+e0=$(stat "$HOST_IF" ipsec_rx_expired) m0=$(xfrm_stat XfrmInStateExpired)
+got=$(in_peer ping -q -c 10 -i 0.02 -W 1 "$O_H" 2>&1 |
+      sed -n 's/.* \([0-9]*\) received.*/\1/p')
+exp=$(($(stat "$HOST_IF" ipsec_rx_expired) - e0))
+mib=$(($(xfrm_stat XfrmInStateExpired) - m0))
+if [ "$got" = 5 ] && [ "$exp" -ge 1 ] && [ "$mib" = "$exp" ]; then
+	ktap_ok "in, hard 5: the block takes 5 and drops the rest (ipsec_rx_expired +$exp)"
+else
+	ktap_fail "in, hard 5: the block takes 5 and drops the rest" \
+		"the host answered ${got:-?}, ipsec_rx_expired +$exp, XfrmInStateExpired +$mib"
 fi
 
 # Inbound: byte limits, 108 bytes a ping (ICMP header and 100 bytes).
