@@ -9,10 +9,11 @@
 # gives the rounds: fixed cases (IP options, a datagram over the MTU, a
 # policy replaced by an update, an optional template and the icmp flag,
 # which the driver refuses, an allow or a block policy of higher priority
-# added before the "any" IPsec one), then ORACLE_ROUNDS (default 12, 2 on
-# a debug kernel) random rounds of policies (priorities, actions, UDP port
-# selectors) from ORACLE_SEED (default 1), each probed on six ports and
-# with ICMP.
+# added before the "any" IPsec one, ICMP errors quoting a flow a port
+# selector protects), then ORACLE_ROUNDS (default 12, 2 on a debug kernel)
+# random rounds of policies (priorities, actions, UDP port selectors) from
+# ORACLE_SEED (default 1), each probed on six ports, with an echo request
+# and with a port unreachable error quoting one of the ports.
 #
 # Asserted: software does what its priority order says (a check of the
 # oracle itself); packet offload does what software does except where
@@ -47,6 +48,11 @@ on_exit rm -rf "$W"
 on_exit ip link del vo0
 python3 "$CASES" "$SEED" "$ROUNDS" >"$W/cases"
 ktap_diag "seed $SEED, $ROUNDS random rounds, $(grep -c '^probe' "$W/cases") probes a phase"
+
+# An error a probe: not one per second per peer.
+rl=$(sysctl -n net.ipv4.icmp_ratelimit)
+sysctl -qw net.ipv4.icmp_ratelimit=0
+on_exit sysctl -qw "net.ipv4.icmp_ratelimit=$rl"
 
 in_peer ip xfrm state add src "$ORA_H" dst "$ORA_P" proto esp spi "$SPI" \
 	reqid 1 mode transport aead 'rfc4106(gcm(aes))' "$IPSEC_K128" 128

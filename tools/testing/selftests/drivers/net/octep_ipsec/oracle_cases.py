@@ -110,6 +110,13 @@ def main():
     emit('block-before-ipsec', [pol('block', 10, 'udp', 20111),
                                 pol('ipsec', 100)],
          [('udp', 20111), ('udp', 20112)])
+    # An ICMP error goes by its own selector (proto icmp), not by the
+    # flow it quotes: that takes the icmp flag, which the driver refuses.
+    emit('icmp-error', [pol('ipsec', 100, 'udp', 20121)],
+         [('udp', 20121), ('icmperr', 20121)])
+    emit('icmp-error-any', [pol('allow', 10, 'udp', 20131),
+                            pol('ipsec', 100)],
+         [('udp', 20131), ('icmperr', 20131)])
     rnd = random.Random(seed)
     for r in range(rounds):
         base = 21000 + 10 * (r % 90)
@@ -124,7 +131,8 @@ def main():
             seen.add((proto, port))
             pols.append(pol(rnd.choice(('ipsec', 'ipsec', 'allow', 'block')),
                             prio, proto, port))
-        probes = [('udp', base + i) for i in range(6)] + [('icmp', r)]
+        probes = [('udp', base + i) for i in range(6)] + [('icmp', r)] + \
+            [('icmperr', base + rnd.randrange(6))]
         emit('random-%d-%d' % (seed, r), pols, probes)
     return 0
 

@@ -5,8 +5,10 @@
   oracle_probe.py NETNS SRC DST SPI PROBE...
 
 PROBE is udp:PORT (a small datagram), udp:PORT:big (3000 bytes: the stack
-fragments it), udp:PORT:opts (with IP options) or icmp:ID (an echo
-request). Each probe goes alone; the peer's namespace NETNS receives on raw
+fragments it), udp:PORT:opts (with IP options), icmp:ID (an echo request)
+or icmperr:PORT (the peer sends a datagram from PORT to PORT, which nothing
+on this side listens to: the probe is the port unreachable error that
+quotes it). Each probe goes alone; the peer's namespace NETNS receives on raw
 sockets, and the packet count of its state SRC -> DST of SPI (the peer's
 inbound SA) tells whether the probe came encrypted. One line a probe:
 "PROBE enc", "PROBE clear" or "PROBE drop" (nothing within a second).
@@ -62,12 +64,30 @@ def matches(pkt, src, kind, key):
     if kind == 'udp':
         return pkt[9] == socket.IPPROTO_UDP and \
             struct.unpack('!H', pkt[ihl + 2:ihl + 4])[0] == key
-    return pkt[9] == socket.IPPROTO_ICMP and pkt[ihl] == 8 and \
-        struct.unpack('!H', pkt[ihl + 4:ihl + 6])[0] == key
+    if pkt[9] != socket.IPPROTO_ICMP:
+        return False
+    if kind == 'icmp':
+        return pkt[ihl] == 8 and \
+            struct.unpack('!H', pkt[ihl + 4:ihl + 6])[0] == key
+    # The error quotes the datagram's IP header, then its ports.
+    q = ihl + 8
+    if pkt[ihl] != 3 or len(pkt) < q + 20 or pkt[q + 9] != socket.IPPROTO_UDP:
+        return False
+    qp = q + (pkt[q] & 0xf) * 4
+    return len(pkt) >= qp + 4 and \
+        struct.unpack('!H', pkt[qp + 2:qp + 4])[0] == key
 
 
-def send(kind, key, opt, src, dst):
+def send(kind, key, opt, src, dst, home, peer):
     """One probe; raises OSError when the stack refuses it."""
+    if kind == 'icmperr':
+        setns(peer)
+        tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        setns(home)
+        with tx:
+            tx.bind((dst, key))
+            tx.sendto(b'quoted', (src, key))
+        return
     if kind == 'udp':
         tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         tx.setsockopt(socket.IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DONT)
@@ -112,13 +132,14 @@ def main():
           'icmp': socket.socket(socket.AF_INET, socket.SOCK_RAW,
                                 socket.IPPROTO_ICMP)}
     setns(home)
+    rx['icmperr'] = rx['icmp']
     for s in rx.values():
         s.setblocking(False)
     for p in probes:
         f = p.split(':')
         kind, key = f[0], int(f[1])
         opt = f[2] if len(f) > 2 else ''
-        for s in rx.values():
+        for s in set(rx.values()):
             try:
                 while s.recv(65536):
                     pass
@@ -126,7 +147,7 @@ def main():
                 pass
         c0 = sa_packets(ns, src, dst, spi)
         try:
-            send(kind, key, opt, src, dst)
+            send(kind, key, opt, src, dst, home, peer)
         except OSError:
             # A block policy, or no state: the stack refused it.
             print(p, 'drop', flush=True)
