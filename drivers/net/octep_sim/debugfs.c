@@ -483,6 +483,25 @@ static int osim_stall_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(osim_stall_fops, osim_stall_get, osim_stall_set,
 			 "%llu\n");
 
+static int osim_gone_get(void *data, u64 *val)
+{
+	*val = test_bit(OSIM_F_GONE, &((struct osim_dev *)data)->flags);
+	return 0;
+}
+
+static int osim_gone_set(void *data, u64 val)
+{
+	struct osim_dev *dev = data;
+
+	if (val != 1)
+		return -EINVAL;
+	set_bit(OSIM_F_GONE, &dev->flags);
+	osim_engine_kick(dev);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(osim_gone_fops, osim_gone_get, osim_gone_set,
+			 "%llu\n");
+
 static int osim_cpu_get(void *data, u64 *val)
 {
 	*val = (s64)READ_ONCE(((struct osim_dev *)data)->engine_cpu);
@@ -847,6 +866,7 @@ void osim_debugfs_dev_add(struct osim_dev *dev)
 	debugfs_create_file_unsafe("delay_share", 0600, dir, dev,
 				   &osim_share_fops);
 	debugfs_create_file_unsafe("stall_ms", 0600, dir, dev, &osim_stall_fops);
+	debugfs_create_file_unsafe("surprise", 0600, dir, dev, &osim_gone_fops);
 	debugfs_create_file_unsafe("left_ns", 0600, dir, dev, &osim_left_fops);
 	debugfs_create_file_unsafe("host_sleep", 0200, dir, dev,
 				   &osim_sleep_fops);

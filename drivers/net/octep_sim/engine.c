@@ -1186,9 +1186,17 @@ static int osim_engine_fn(void *arg)
 			continue;
 		}
 
-		work = osim_rx_wire(dev, &wait);
-		work += osim_tx(dev, &wait);
-		work += osim_rx_inject(dev);
+		if (unlikely(test_bit(OSIM_F_GONE, &dev->flags))) {
+			/* Off the bus: what the wire sends is lost. */
+			work = skb_queue_len(&dev->wire_q);
+			atomic64_add(work, &dev->wire_drops);
+			skb_queue_purge(&dev->wire_q);
+			osim_wire_wake(dev);
+		} else {
+			work = osim_rx_wire(dev, &wait);
+			work += osim_tx(dev, &wait);
+			work += osim_rx_inject(dev);
+		}
 		if (work) {
 			cond_resched();
 			continue;

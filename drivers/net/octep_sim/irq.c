@@ -126,7 +126,8 @@ bool osim_fire(struct osim_dev *dev, unsigned int hwirq)
 	struct osim_hwirq *h = &dev->hwirqs[hwirq];
 	int cpu;
 
-	if (test_bit(OSIM_F_DYING, &dev->flags))
+	if (test_bit(OSIM_F_DYING, &dev->flags) ||
+	    test_bit(OSIM_F_GONE, &dev->flags))
 		return false;
 	if (hwirq < dev->num_rings) {
 		struct osim_ring *ring = &dev->rings[hwirq];

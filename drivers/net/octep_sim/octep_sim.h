@@ -318,6 +318,12 @@ struct osim_sdp {
 /* dev->flags bits */
 #define OSIM_F_KICK		0	/* the engine has work to look at */
 #define OSIM_F_DYING		1	/* no more interrupts, no more work */
+/*
+ * Fault: the block fell off the bus (a surprise removal, a link down): the
+ * host reads all ones and its writes go nowhere, and the block neither
+ * interrupts nor touches host memory again. Set through debugfs, one way.
+ */
+#define OSIM_F_GONE		2
 
 /**
  * struct osim_dev - one simulated SDP block

@@ -372,14 +372,22 @@ void osim_write64(struct osim_dev *dev, u32 off, u64 val)
 		osim_iq_write(dev, &ring->iq, reg, val);
 }
 
+/* The host's accesses: what PCIe gives a CPU once the device is gone. */
 static u64 osim_sdp_read64(struct octep_sdp_dev *sdp, u32 off)
 {
-	return osim_read64(container_of(sdp, struct osim_sdp, sdp)->dev, off);
+	struct osim_dev *dev = container_of(sdp, struct osim_sdp, sdp)->dev;
+
+	if (test_bit(OSIM_F_GONE, &dev->flags))
+		return U64_MAX;
+	return osim_read64(dev, off);
 }
 
 static void osim_sdp_write64(struct octep_sdp_dev *sdp, u32 off, u64 val)
 {
-	osim_write64(container_of(sdp, struct osim_sdp, sdp)->dev, off, val);
+	struct osim_dev *dev = container_of(sdp, struct osim_sdp, sdp)->dev;
+
+	if (!test_bit(OSIM_F_GONE, &dev->flags))
+		osim_write64(dev, off, val);
 }
 
 const struct octep_sdp_ops osim_sdp_ops = {
