@@ -51,6 +51,8 @@ struct sk_buff;
  * @ready: requests may be sent
  * @down: the last request got no response, and none has since (under
  *	@lock; read without it by octep_mbox_down())
+ * @gone: the device read all ones: off the bus, nothing will answer
+ *	(under @lock; said once)
  * @requests: requests sent
  * @timeouts: requests whose response did not come in time
  * @errors: requests the coprocessor answered with an error status
@@ -77,6 +79,7 @@ struct octep_mbox {
 	bool reports;
 	bool ready;
 	bool down;
+	bool gone;
 	atomic64_t requests;
 	atomic64_t timeouts;
 	atomic64_t errors;

@@ -48,6 +48,23 @@ static void octep_mbox_stray(struct octep_mbox *mb, u64 hdr,
 		mb->leaked(mb);
 }
 
+/*
+ * Under mb->lock: H2C_CONS (a 32-bit index) read all ones: the device is
+ * off the bus (a surprise removal, an AER error). Nothing would answer a
+ * request, so none waits its timeout: the caller fails at once.
+ */
+static bool octep_mbox_gone(struct octep_mbox *mb, u64 cons)
+{
+	if (cons != U64_MAX)
+		return false;
+	WRITE_ONCE(mb->down, true);
+	if (!mb->gone) {
+		mb->gone = true;
+		dev_warn(mb->oct->dev, "mailbox reads all ones: the device is gone, no request is sent\n");
+	}
+	return true;
+}
+
 /* Under mb->lock: take every response in C2H. */
 static void octep_mbox_drain(struct octep_mbox *mb)
 {
@@ -136,8 +153,8 @@ static irqreturn_t octep_mbox_irq(int irq, void *data)
  *
  * Context: process; sleeps up to OCTEP_MBOX_TIMEOUT_MS.
  * Return: 0; -ETIMEDOUT when no response came; -EBUSY when the queue is
- * full; -ENODEV when the mailbox is down; or minus the status the
- * coprocessor answered with.
+ * full; -ENODEV when the mailbox is not ready or the device reads all ones
+ * (gone); or minus the status the coprocessor answered with.
  */
 int octep_mbox_call(struct octep_mbox *mb, u8 cmd, const void *req,
 		    size_t req_len, void *resp, size_t resp_len)
@@ -149,7 +166,7 @@ int octep_mbox_call(struct octep_mbox *mb, u8 cmd, const void *req,
 	unsigned long left;
 	u32 cons, status;
 	bool failed = true;
-	u64 t0;
+	u64 t0, raw;
 	int ret = 0;
 
 	if (words > OCTEP_SDP_MBOX_MAX_BODY)
@@ -163,7 +180,12 @@ int octep_mbox_call(struct octep_mbox *mb, u8 cmd, const void *req,
 		spin_unlock_irq(&mb->lock);
 		return -ENODEV;
 	}
-	cons = (u32)octep_rd64(oct, OCTEP_SDP_MBOX_H2C_CONS);
+	raw = octep_rd64(oct, OCTEP_SDP_MBOX_H2C_CONS);
+	if (octep_mbox_gone(mb, raw)) {
+		spin_unlock_irq(&mb->lock);
+		return -ENODEV;
+	}
+	cons = (u32)raw;
 	if (mb->h2c_size - (mb->h2c_prod - cons) < 1 + words) {
 		spin_unlock_irq(&mb->lock);
 		return -EBUSY;
@@ -194,12 +216,15 @@ int octep_mbox_call(struct octep_mbox *mb, u8 cmd, const void *req,
 		/* Take ours off the list: a late response then matches none. */
 		list_del(&r.node);
 		ret = -ETIMEDOUT;
+		if (octep_mbox_gone(mb, octep_rd64(oct, OCTEP_SDP_MBOX_H2C_CONS)))
+			ret = -ENODEV;
 	}
 	spin_unlock_irq(&mb->lock);
 	if (ret) {
 		atomic64_inc(&mb->timeouts);
-		dev_warn(oct->dev, "mailbox command %u got no response in %u ms\n",
-			 cmd, OCTEP_MBOX_TIMEOUT_MS);
+		if (ret == -ETIMEDOUT)
+			dev_warn(oct->dev, "mailbox command %u got no response in %u ms\n",
+				 cmd, OCTEP_MBOX_TIMEOUT_MS);
 	} else if (r.words < 1) {
 		ret = -EPROTO;
 	} else {
@@ -211,7 +236,7 @@ int octep_mbox_call(struct octep_mbox *mb, u8 cmd, const void *req,
 		}
 	}
 	trace_octep_mbox(cmd, r.id, ret, ktime_get_ns() - t0);
-	if (ret != -ETIMEDOUT && READ_ONCE(mb->down)) {
+	if (ret != -ETIMEDOUT && ret != -ENODEV && READ_ONCE(mb->down)) {
 		spin_lock_irq(&mb->lock);
 		WRITE_ONCE(mb->down, false);
 		spin_unlock_irq(&mb->lock);
@@ -219,7 +244,7 @@ int octep_mbox_call(struct octep_mbox *mb, u8 cmd, const void *req,
 	/* A request the block did not answer, or answered with nonsense. */
 	if (failed) {
 		spin_lock_irq(&mb->lock);
-		if (ret == -ETIMEDOUT)
+		if (ret == -ETIMEDOUT || ret == -ENODEV)
 			WRITE_ONCE(mb->down, true);
 		mb->fail_cmd = cmd;
 		mb->fail_id = r.id;

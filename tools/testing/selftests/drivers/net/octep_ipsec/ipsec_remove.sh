@@ -3,8 +3,10 @@
 #
 # Removal with packet offload and live TCP flows: with
 # packet-offload states and policies for both directions and two TCP
-# streams each way running through them, `rmmod octep_ipsec` and then (the
-# driver loaded again) `del_device` of the model's device. Each used to
+# streams each way running through them, `rmmod octep_ipsec`, then (the
+# driver loaded again) `del_device` of the model's device, then on a second
+# device a surprise removal (the block reads all ones, then del_device,
+# within 6 s). Each used to
 # block in unregister_netdevice ("waiting for eth0 to become free") for
 # 30 s to minutes, until the flows' sockets were closed.
 #
@@ -22,7 +24,7 @@ REMOVE_MAX=10
 # Past this a removal counts as hung: the flows are killed to let it end.
 REMOVE_GIVE_UP=40
 
-ktap_plan 13
+ktap_plan 19
 
 ipsec_prepare
 check "modules load" octep_load || ktap_finish
@@ -133,6 +135,20 @@ rebind()
 check "octep_ipsec loaded again, ping" rebind || ktap_finish
 
 removal "del_device" octep_del 0
+
+# A surprise removal: the block drops off the bus under the flows (the
+# model's surprise fault: the host reads all ones, nothing answers), a
+# second later the device goes away. The mailbox fails at once when it
+# reads all ones: only a request already waiting waits out its 3 s (each
+# of the deletes did: 7.7 s, 1 s of it the sleep).
+surprise()
+{
+	echo 1 >"$SIM_DBG/surprise" && sleep 1 && octep_del 1
+}
+peer_teardown
+check "device 1 with 2 rings" octep_new 1 2 || ktap_finish
+check "peer namespace behind its wire" peer_setup || ktap_finish
+REMOVE_MAX=6 removal "surprise removal" surprise
 
 ipsec_flush
 kernel_log_clean "no kernel warnings"
