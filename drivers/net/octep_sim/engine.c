@@ -220,6 +220,9 @@ static void osim_tso_copy(struct sk_buff *skb, const struct osim_tso *t,
 static enum hrtimer_restart osim_delay_timer(struct hrtimer *t)
 {
 	struct osim_oq *oq = container_of(t, struct osim_oq, delay_timer);
+	struct osim_ring *ring = container_of(oq, struct osim_ring, oq);
+	/* Off the bus (the surprise fault): no write reaches the host. */
+	bool gone = test_bit(OSIM_F_GONE, &ring->dev->flags);
 	struct sk_buff_head done;
 	struct sk_buff *skb;
 	unsigned long flags;
@@ -235,7 +238,8 @@ static enum hrtimer_restart osim_delay_timer(struct hrtimer *t)
 			break;
 		}
 		__skb_unlink(skb, &oq->deferred);
-		osim_buf_write(osim_cb(skb)->va, skb, osim_cb(skb)->ext);
+		if (!gone)
+			osim_buf_write(osim_cb(skb)->va, skb, osim_cb(skb)->ext);
 		__skb_queue_tail(&done, skb);
 	}
 	spin_unlock_irqrestore(&oq->lock, flags);
@@ -1187,10 +1191,15 @@ static int osim_engine_fn(void *arg)
 		}
 
 		if (unlikely(test_bit(OSIM_F_GONE, &dev->flags))) {
+			struct sk_buff *skb;
+
 			/* Off the bus: what the wire sends is lost. */
-			work = skb_queue_len(&dev->wire_q);
+			work = 0;
+			while ((skb = skb_dequeue(&dev->wire_q))) {
+				kfree_skb(skb);
+				work++;
+			}
 			atomic64_add(work, &dev->wire_drops);
-			skb_queue_purge(&dev->wire_q);
 			osim_wire_wake(dev);
 		} else {
 			work = osim_rx_wire(dev, &wait);
