@@ -2,49 +2,27 @@
 /*
  * octep_ipsec: dead rings - found, reported, recovered.
  *
- * The receive watchdog (watchdog.c) catches a ring its servicers left; it
- * cannot see a ring the block itself stopped serving: a ring whose enable
- * bit the block cleared counts nothing, so nothing is ever found in it,
- * and an input ring the block stopped reading leaves its instructions in
- * flight with no completion to reap. Either left the device silent (ping
- * 0/5, nothing counted) until ip link down/up.
+ * The watchdog (watchdog.c) finds a ring its servicers left; it cannot see
+ * a ring the block stopped serving: a disabled output ring counts nothing,
+ * and an input ring the block stopped reading completes nothing.
  *
- * Two ways in, one way out:
+ * Two ways in, one way out. ndo_tx_timeout() catches a transmit queue the
+ * ring filled and stopped. The health check, a delayed work every
+ * OCTEP_HEALTH_PERIOD_MS under RTNL, compares each ring pair's enable bits
+ * and counts with the last period's: an input ring disabled, or in flight
+ * with nothing completed for three transmit timeouts (ten while its queue
+ * is stopped: then it only backs up the stack's watchdog), is dead and
+ * counted in tx_timeouts; an output ring disabled, or counts unchanged
+ * with no visit in the period (a ring left, no one coming), is a receive
+ * stall, reported to the devlink health reporter "rx_stall", whose recover
+ * queues the reset work. That work, under RTNL, schedules the left rings'
+ * NAPI, or for a disabled or dead ring rebuilds the datapath through
+ * octep_reconfigure() with the configuration it has.
  *
- * - ndo_tx_timeout(): the stack's NETDEV WATCHDOG, for a transmit queue
- *   stopped longer than netdev->watchdog_timeo. It sees only a queue the
- *   ring filled; a dead ring with a few frames in flight never stops it.
- *
- * - the health check, a delayed work every OCTEP_HEALTH_PERIOD_MS while
- *   the datapath is up. Under RTNL (so the rings are not being rebuilt) it
- *   reads each ring pair's enable bits and counts and compares them with
- *   what it saw a period before:
- *     an input ring disabled, or instructions in flight, none completed
- *     and none counted for three transmit timeouts (ten if its queue is
- *     stopped: that one is the stack's NETDEV WATCHDOG's, which looks
- *     every timeout rounded up to a second, and came 13 s after the stop
- *     on the debug kernel beside other guests; the check is only its
- *     backstop): the input ring is dead (counted in tx_timeouts, as
- *     ndo_tx_timeout() counts);
- *     an output ring disabled: a receive stall;
- *     packets (or completions) counted and unchanged, and no visit of the
- *     ring pair in the whole period: a receive stall of the other kind, a
- *     ring left with work and nobody coming (with the watchdog's period at
- *     0 and an interrupt lost, nothing else would come).
- *   Receive stalls are reported to the devlink health reporter "rx_stall"
- *   (its dump is every ring pair's state); its recover asks for the reset
- *   work.
- *
- * The reset work takes RTNL and either reschedules the left ring pairs'
- * NAPI (a visit) or, for a disabled or dead ring, runs the datapath down
- * and up again through octep_reconfigure() with the configuration it has:
- * the same quiesce, ring disable, free and rebuild as ethtool -L/-G, which
- * disables and re-enables every ring in the block.
- *
- * devlink_health_report() takes the devlink instance lock for the dump and
- * the recover, and devlink's own commands hold it when they call the
- * reporter, so the report is made outside RTNL and the recover only queues
- * work: RTNL is never taken under the devlink lock, nor the reverse.
+ * devlink_health_report() takes the devlink instance lock, which devlink's
+ * own commands hold when they call the reporter: the report is made
+ * outside RTNL and the recover only queues work, so RTNL is never taken
+ * under the devlink lock, nor the reverse.
  */
 #include <linux/rtnetlink.h>
 #include <net/devlink.h>
