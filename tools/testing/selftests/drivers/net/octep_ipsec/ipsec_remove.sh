@@ -5,8 +5,8 @@
 # packet-offload states and policies for both directions and two TCP
 # streams each way running through them, `rmmod octep_ipsec`, then (the
 # driver loaded again) `del_device` of the model's device, then on a second
-# device a surprise removal (the block reads all ones, then del_device,
-# within 6 s). Each used to
+# device a surprise removal (the block reads all ones, then del_device; no
+# mailbox request waits out its timeout). Each used to
 # block in unregister_netdevice ("waiting for eth0 to become free") for
 # 30 s to minutes, until the flows' sockets were closed.
 #
@@ -24,7 +24,7 @@ REMOVE_MAX=10
 # Past this a removal counts as hung: the flows are killed to let it end.
 REMOVE_GIVE_UP=40
 
-ktap_plan 19
+ktap_plan 20
 
 ipsec_prepare
 check "modules load" octep_load || ktap_finish
@@ -139,16 +139,29 @@ removal "del_device" octep_del 0
 # A surprise removal: the block drops off the bus under the flows (the
 # model's surprise fault: the host reads all ones, nothing answers), a
 # second later the device goes away. The mailbox fails at once when it
-# reads all ones: only a request already waiting waits out its 3 s (each
-# of the deletes did: 7.7 s, 1 s of it the sleep).
+# reads all ones, so no request is left to time out (each of the deletes
+# and stats polls did: 7.8 s, three "got no response").
 surprise()
 {
 	echo 1 >"$SIM_DBG/surprise" && sleep 1 && octep_del 1
 }
+# mbox_log WHAT: kernel log lines of device 1's mailbox saying WHAT.
+mbox_log()
+{
+	dmesg | grep -c "octep_sim.sdp.1: mailbox.*$1"
+}
 peer_teardown
 check "device 1 with 2 rings" octep_new 1 2 || ktap_finish
 check "peer namespace behind its wire" peer_setup || ktap_finish
-REMOVE_MAX=6 removal "surprise removal" surprise
+t0=$(mbox_log "got no response")
+removal "surprise removal" surprise
+timeouts=$(($(mbox_log "got no response") - t0))
+if [ "$timeouts" = 0 ] && [ "$(mbox_log "reads all ones")" -ge 1 ]; then
+	ktap_ok "surprise removal: the mailbox saw the device gone, no request timed out"
+else
+	ktap_fail "surprise removal: the mailbox saw the device gone, no request timed out" \
+		"$timeouts request(s) waited out the timeout; $(dmesg | grep 'sdp.1: mailbox' | tail -n 4)"
+fi
 
 ipsec_flush
 kernel_log_clean "no kernel warnings"
