@@ -269,6 +269,16 @@ static int osim_esp_place(const struct sk_buff *skb, const struct osim_pkt *p,
 }
 
 /* Packet offload, out: build ESP around the plain packet and encrypt. */
+/*
+ * Under f->lock: is the entry at its hard limit? As
+ * xfrm_state_check_expire(), the count before this packet decides.
+ */
+static bool osim_flow_expired(const struct osim_flow *f)
+{
+	return (f->hard_packets && f->packets >= f->hard_packets) ||
+	       (f->hard_bytes && f->bytes >= f->hard_bytes);
+}
+
 static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 			  struct sk_buff *skb, const struct osim_pkt *p)
 {
@@ -316,9 +326,7 @@ static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 		osim_ipsec_inc(ips, OSIM_TX_SEQ_OVERFLOW);
 		return -EOVERFLOW;
 	}
-	/* As xfrm_state_check_expire(): the count before this packet. */
-	if ((f->hard_packets && f->packets >= f->hard_packets) ||
-	    (f->hard_bytes && f->bytes >= f->hard_bytes)) {
+	if (osim_flow_expired(f)) {
 		spin_unlock_bh(&f->lock);
 		osim_ipsec_inc(ips, OSIM_TX_EXPIRED);
 		return -EOVERFLOW;
@@ -649,8 +657,7 @@ u64 osim_ipsec_rx(struct osim_dev *dev, struct sk_buff *skb)
 		goto out;
 	}
 	/* As xfrm_input(): the replay window, then the hard limit. */
-	if ((f->hard_packets && f->packets >= f->hard_packets) ||
-	    (f->hard_bytes && f->bytes >= f->hard_bytes)) {
+	if (osim_flow_expired(f)) {
 		spin_unlock_bh(&f->lock);
 		status = OCTEP_SDP_IPSEC_EXPIRED;
 		goto out;

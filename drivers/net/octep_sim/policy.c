@@ -149,6 +149,33 @@ static struct osim_pol *osim_pol_find(struct osim_ipsec *ips, int d,
 	return best;
 }
 
+/*
+ * Does entry @f satisfy @pol's template, as xfrm_state_ok() asks of a
+ * state in software? Mode, reqid (unless the template's is 0), the SPI
+ * (if the template names one) and, for a tunnel, the outer ends it names:
+ * a peer's SA carries only what a policy with that peer's ends allows,
+ * even when two peers share a reqid.
+ */
+static bool osim_tmpl_fits(const struct osim_pol *pol,
+			   const struct osim_flow *f)
+{
+	static const u8 any[16];
+	unsigned int alen;
+
+	if (pol->mode != f->mode || (pol->reqid && pol->reqid != f->reqid) ||
+	    (pol->tspi && pol->tspi != f->spi))
+		return false;
+	if (pol->mode != OCTEP_SDP_FLOW_MODE_TUNNEL)
+		return true;
+	if (pol->tfamily != f->family)
+		return false;
+	alen = osim_alen(f->family);
+	return (!memcmp(pol->tsaddr, any, alen) ||
+		!memcmp(pol->tsaddr, f->saddr, alen)) &&
+	       (!memcmp(pol->tdaddr, any, alen) ||
+		!memcmp(pol->tdaddr, f->daddr, alen));
+}
+
 /* The newest outbound entry @pol's template names for a packet @pf. */
 static struct osim_flow *osim_pol_sa(struct osim_ipsec *ips,
 				     const struct osim_pol *pol,
@@ -157,22 +184,15 @@ static struct osim_flow *osim_pol_sa(struct osim_ipsec *ips,
 	bool tunnel = pol->mode == OCTEP_SDP_FLOW_MODE_TUNNEL;
 	u8 fam = tunnel ? pol->tfamily : pf->family;
 	const u8 *daddr = tunnel ? pol->tdaddr : pf->daddr;
-	static const u8 any[16];
 	unsigned int alen = osim_alen(fam);
 	struct osim_flow *f;
 
 	hash_for_each_possible_rcu(ips->out_hash, f, onode,
 				   osim_out_hash(fam, daddr)) {
-		if (f->family != fam || f->mode != pol->mode ||
-		    memcmp(f->daddr, daddr, alen) ||
-		    (pol->reqid && f->reqid != pol->reqid) ||
-		    (pol->tspi && f->spi != pol->tspi) ||
-		    osim_hidden(ips, f->handle))
+		if (f->family != fam || memcmp(f->daddr, daddr, alen) ||
+		    !osim_tmpl_fits(pol, f) || osim_hidden(ips, f->handle))
 			continue;
-		/* Tunnel: the template's source, if it names one. */
-		if (tunnel && memcmp(pol->tsaddr, any, alen) &&
-		    memcmp(pol->tsaddr, f->saddr, alen))
-			continue;
+		/* Transport: the packet's own source. */
 		if (!tunnel && memcmp(pf->saddr, f->saddr, alen))
 			continue;
 		return f;
@@ -213,33 +233,6 @@ enum osim_verdict osim_pol_out(struct osim_ipsec *ips,
 		return OSIM_DROP;
 	}
 	return OSIM_ENCAP;
-}
-
-/*
- * Does entry @f satisfy @pol's template, as xfrm_state_ok() asks of a
- * state in software? Mode, reqid (unless the template's is 0), the SPI
- * (if the template names one) and, for a tunnel, the outer ends it names:
- * a peer's SA carries only what a policy with that peer's ends allows,
- * even when two peers share a reqid.
- */
-static bool osim_tmpl_fits(const struct osim_pol *pol,
-			   const struct osim_flow *f)
-{
-	static const u8 any[16];
-	unsigned int alen;
-
-	if (pol->mode != f->mode || (pol->reqid && pol->reqid != f->reqid) ||
-	    (pol->tspi && pol->tspi != f->spi))
-		return false;
-	if (pol->mode != OCTEP_SDP_FLOW_MODE_TUNNEL)
-		return true;
-	if (pol->tfamily != f->family)
-		return false;
-	alen = osim_alen(f->family);
-	return (!memcmp(pol->tsaddr, any, alen) ||
-		!memcmp(pol->tsaddr, f->saddr, alen)) &&
-	       (!memcmp(pol->tdaddr, any, alen) ||
-		!memcmp(pol->tdaddr, f->daddr, alen));
 }
 
 /**
