@@ -56,7 +56,10 @@ struct crypto_aead;
  * @bitmap: bit (seq % @wbits) set when seq was accepted
  * @ip_id: outer IPv4 id for tunnel encapsulation
  * @packets: packets carried
- * @bytes: their bytes (the ESP packets, outer IP header on)
+ * @bytes: their bytes as the stack counts them: the plain text ESP carries
+ *	for packet offload, the IP packet for crypto offload
+ * @hard_packets: the hard packet limit (0: none); past it, dropped
+ * @hard_bytes: the hard byte limit (0: none)
  * @bad_icv: inbound packets whose ICV failed
  * @replay: inbound packets the window refused
  */
@@ -130,6 +133,7 @@ enum osim_ipsec_cnt {
  * @fail_next: fault: fail this many of the next requests with EIO
  * @timeout_next: fault: leave this many of the next requests unanswered
  * @fault_cmd: the command the faults apply to, 0 for any
+ * @features: the OCTEP_SDP_FEAT_* bits GET_INFO announces
  * @mbox_requests: requests taken
  * @mbox_failed: requests failed by the fault
  * @mbox_timedout: requests left unanswered by the fault
@@ -171,7 +175,7 @@ struct osim_ipsec {
 	atomic_t fail_next;
 	atomic_t timeout_next;
 	u32 fault_cmd;
-	u32 features;		/* GET_INFO's OCTEP_SDP_FEAT_* bits */
+	u32 features;
 	atomic64_t mbox_requests;
 	atomic64_t mbox_failed;
 	atomic64_t mbox_timedout;

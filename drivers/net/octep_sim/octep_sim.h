@@ -336,6 +336,8 @@ struct osim_sdp {
  * @aux_added: @asdp was added to the auxiliary bus
  * @wire: the wire netdev, octw<ID>
  * @wire_q: frames the wire sent, for the engine
+ * @wire_pp: the page pool of the frames the wire receives (the peer's
+ *	receive buffers)
  * @gro: the wire's receive path (GRO) for frames from the host
  * @wire_tx_pkts: frames the wire sent (host direction)
  * @wire_tx_bytes: their bytes
@@ -385,7 +387,7 @@ struct osim_dev {
 	struct net_device *wire;
 	struct sk_buff_head wire_q;
 	struct gro_cells gro;
-	struct page_pool *wire_pp;	/* the peer's receive buffers */
+	struct page_pool *wire_pp;
 	u64 wire_tx_pkts;
 	u64 wire_tx_bytes;
 	u64 wire_rx_pkts;

@@ -186,6 +186,21 @@ enum octep_wd_find {
 
 /**
  * struct octep_rx_stats - counters of one output ring
+ * @packets: frames handed to the stack
+ * @bytes: their bytes
+ * @drops: frames dropped (bad length or status, no skb)
+ * @alloc_fail: receive buffers that could not be allocated
+ * @csum_bad: frames the block found a bad checksum in
+ * @visits: NAPI polls of the ring
+ * @passes: passes over the ring (reads of its count)
+ * @passes_max: most passes in one visit
+ * @oq_bound: visits that ended with the budget spent
+ * @oq_unseen: counts read before the buffers they cover were written
+ * @rx_resync: the ring's position taken back from the block
+ * @rxwd_stalls: watchdog ticks that found the ring left
+ * @tick_requests: visits that asked the watchdog for a tick
+ * @copybreak: frames copied into a small skb
+ * @syncp: u64_stats sequence for 32-bit readers
  *
  * Written by whoever holds the ring: the NAPI poll (SCHED held) or, with
  * service=pass, the watchdog holding OCTEP_OQ_PASS_HELD. The counters that
@@ -454,6 +469,7 @@ struct octep_qvec {
  * @rx_time: OUT_INT_LEVELS time threshold (ethtool -C rx-usecs)
  * @tx_level: IN_INT_LEVELS packet level (ethtool -C tx-frames)
  * @tx_time: IN_INT_LEVELS time threshold (ethtool -C tx-usecs)
+ * @rx_copybreak: ethtool rx-copybreak; read by the polls without a lock
  * @up: the datapath is set up (rings allocated, NAPIs added)
  * @quiesced: servicing stopped by octep_quiesce() (no poll inside, the
  *	interrupts off, the watchdog stopped); also the gate: a poll that
@@ -500,7 +516,7 @@ struct octep_dev {
 	u32 rx_ring_size;
 	u32 tx_ring_size;
 	u32 rx_level;
-	u32 rx_copybreak;	/* read by the polls without a lock */
+	u32 rx_copybreak;
 	u32 rx_time;
 	u32 tx_level;
 	u32 tx_time;
