@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * octep_ipsec: the IPsec offload - the control mailbox client (mbox.c) and
- * the xfrm device offload on top of it (xfrm.c).
+ * the xfrm device offload on top of it (xfrm*.c).
  */
 #ifndef _OCTEP_IPSEC_XFRM_H
 #define _OCTEP_IPSEC_XFRM_H
@@ -208,7 +208,7 @@ struct octep_ipsec {
 /* ips->flags: a FLOW_ADD succeeded after its caller gave up. */
 #define OCTEP_IPSEC_F_RESYNC	0
 
-/* xfrm.c */
+/* xfrm.c, xfrm_ctl.c, xfrm_policy.c, xfrm_rxtx.c */
 int octep_ipsec_init(struct octep_dev *oct);
 void octep_ipsec_netdev_setup(struct octep_dev *oct, struct net_device *nd);
 void octep_ipsec_netdev_uninit(struct octep_dev *oct);
@@ -233,6 +233,7 @@ static inline bool octep_ipsec_rx_wanted(struct octep_oq *oq, u64 ext)
 	return FIELD_GET(OCTEP_SDP_RX_IPSEC_STATUS, ext);
 }
 
+/* xfrm_stats.c, xfrm.c */
 unsigned int octep_ipsec_stats_count(struct octep_dev *oct);
 void octep_ipsec_stats_strings(struct octep_dev *oct, u8 **data);
 void octep_ipsec_stats_values(struct octep_dev *oct, u64 *data);

@@ -504,7 +504,7 @@ struct octep_qvec {
  *	not be prepared (the old ones kept); under RTNL
  * @rss_key: the RSS hash key (ethtool -X hkey); under RTNL
  * @rss_indir: the RSS indirection table, a ring per entry; under RTNL
- * @ipsec: state of the IPsec offload (xfrm.c), NULL without it
+ * @ipsec: state of the IPsec offload (xfrm*.c), NULL without it
  */
 struct octep_dev {
 	struct device *dev;
@@ -679,7 +679,7 @@ int octep_devlink_register(struct octep_dev *oct);
 void octep_devlink_unregister(struct octep_dev *oct);
 
 /*
- * IPsec offload (ipsec.h, xfrm.c): the datapath calls it at two places,
+ * IPsec offload (ipsec.h, xfrm_rxtx.c): the datapath calls it at two places,
  * octep_ipsec_tx_flags() in transmit and octep_ipsec_rx_xfrm() in receive
  * for a packet whose ext word has a nonzero OCTEP_SDP_RX_IPSEC_STATUS.
  */
