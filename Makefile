@@ -34,7 +34,14 @@ KBUILD_ARGS := -C $(KDIR) M=$(top) CONFIG_OCTEP_IPSEC=m CONFIG_OCTEP_SIM=m
 CHECKPATCH_FILES = $(shell cd $(top) && find drivers include -name '*.[ch]' \
 			! -name '*.mod.c' 2>/dev/null | sort)
 
-.PHONY: all modules clean distclean checkpatch check check-debug check-matrix check-soak check-fresh check-dkms check-oracle demo model compat dkms-install dkms-remove help
+# The project's shell: scripts (by their #! line), CI's entry, selftests.
+SHELL_FILES = $(shell cd $(top) && \
+	for f in scripts/* scripts/tests/* .ci/run; do \
+		[ -f "$$f" ] && head -n1 "$$f" | grep -qE '^\#!.*[/ ](ba)?sh$$' && echo "$$f"; \
+	done; ls tools/testing/selftests/drivers/net/octep_ipsec/*.sh \
+		tools/testing/selftests/drivers/net/octep_ipsec/*.inc)
+
+.PHONY: all modules clean distclean checkpatch kernel-doc shellcheck check check-debug check-matrix check-soak check-fresh check-dkms check-oracle demo model compat dkms-install dkms-remove help
 
 all: modules
 
@@ -55,6 +62,18 @@ checkpatch:
 	@test -n "$(CHECKPATCH_FILES)" || { echo "checkpatch: no files" >&2; exit 1; }
 	cd $(top) && perl $(KSRC)/scripts/checkpatch.pl --strict --no-tree \
 		--show-types --color=never --summary-file -f $(CHECKPATCH_FILES)
+
+# Every /** comment in the sources, as the kernel's own doc build reads it.
+kernel-doc:
+	@test -f $(KSRC)/scripts/kernel-doc || \
+		{ echo "kernel-doc: $(KSRC) missing; run scripts/setup" >&2; exit 1; }
+	cd $(top) && perl $(KSRC)/scripts/kernel-doc -none -Wall \
+		$(CHECKPATCH_FILES) 2>&1 | { ! grep .; }
+
+# Warnings and errors; SC1091: the selftests source lib.sh by a path
+# computed at run time, which shellcheck does not follow.
+shellcheck:
+	cd $(top) && shellcheck -x -S warning -e SC1091 $(SHELL_FILES)
 
 check:
 	$(top)/scripts/check

@@ -49,6 +49,7 @@ printf '%s\n' "per second, 1 stream through the host, visit: 401 399 410" \
 	"per second, 1 stream through the host, pass: 388 270 402" >"$tmp/crawl.txt"
 out=$("$plot" "$tmp/crawl.txt" "$tmp/e")
 t "the crawl table's seconds: the per-second chart alone" '[ "$out" = "$tmp/e-seconds.png" ] && png "$tmp/e-seconds.png"'
+# shellcheck disable=SC2034 # read by t's eval
 out=$("$plot" "$top/scripts/tests/fixtures/bench-cpu-insns.txt" "$tmp/f")
 t "the CPU table in instructions (--insns): its chart alone" '[ "$out" = "$tmp/f-cpu.png" ] && png "$tmp/f-cpu.png"'
 rows=$(python3 -c 'import importlib.machinery as m, sys

@@ -54,6 +54,7 @@ t "vcpus=0 refused: QEMU does not start" \
 	'[ $rc -ne 3 ] && [ ! -e "$tmp/bad" ] && grep -q "needs out=FILE and vcpus=1\.\." "$tmp/qemu.log"' \
 	"$(head -c 300 "$tmp/qemu.log")"
 run "vcpus=2,bogus=1"
+# shellcheck disable=SC2034 # read by t's eval
 rc=$?
 t "an unknown argument refused" '[ $rc -ne 3 ] && grep -q "unknown argument bogus=1" "$tmp/qemu.log"'
 echo "# $pass passed, $fail failed"

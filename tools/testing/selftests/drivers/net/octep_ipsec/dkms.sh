@@ -80,6 +80,7 @@ build_id()
 # The loaded module is the DKMS file: the build ID in its ELF note (past
 # the note's 16-byte header in sysfs) is the installed file's.
 if modprobe octep_sim && modprobe octep_ipsec; then
+	# shellcheck disable=SC2034 # lib.sh unloads at exit
 	LIB_LOADED=1
 	loaded=$(od -An -v -tx1 -j16 /sys/module/octep_ipsec/notes/.note.gnu.build-id 2>/dev/null | tr -d ' \n')
 	installed=$(build_id "$(modinfo -n octep_ipsec)" 2>/dev/null)

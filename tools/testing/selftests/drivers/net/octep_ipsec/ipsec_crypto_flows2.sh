@@ -3,6 +3,8 @@
 #
 # crypto offload with ipsec_flows=2 against a software-ESP peer: see
 # ipsec_matrix.inc.
+# shellcheck disable=SC2034 # TYPE and FLOWS: read by ipsec_matrix.inc
 TYPE=crypto
+# shellcheck disable=SC2034
 FLOWS=2
 source "$(dirname "$0")/ipsec_matrix.inc"

@@ -16,6 +16,7 @@ source "$(dirname "$0")/strongswan_lib.inc"
 require_cmd ip ethtool devlink iperf3 python3 swanctl
 [ -x "$CHARON" ] || ktap_skip_all "no $CHARON"
 
+# shellcheck disable=SC2034 # read by strongswan_lib.inc
 REKEYS=4
 ktap_plan 14
 

@@ -23,6 +23,7 @@ ssver=$("$CHARON" --version 2>&1 | sed -n 's/.*strongSwan \([0-9][0-9.]*\).*/\1/
 [ "${ssver%%.*}" -ge 6 ] 2>/dev/null ||
 	ktap_skip_all "strongSwan ${ssver:-?} has no hw_offload = packet (6.0 and later)"
 
+# shellcheck disable=SC2034 # read by strongswan_lib.inc
 REKEYS=4
 ktap_plan 21
 

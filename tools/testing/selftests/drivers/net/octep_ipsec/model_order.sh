@@ -86,7 +86,7 @@ check "device with $RINGS rings and the peer" \
 ping -c 2 -W 2 "$PEER_IP4" >/dev/null 2>&1
 
 # --- one flow
-before=($(rings_out))
+read -ra before <<<"$(rings_out)"
 out=$(mktemp)
 on_exit "rm -f $out"
 receiver >"$out" &
@@ -95,7 +95,7 @@ sleep 1
 send 5000 "$COUNT"
 wait "$rx"
 read -r got reordered <"$out"
-after=($(rings_out))
+read -ra after <<<"$(rings_out)"
 busiest=0
 busiest_d=0
 others=0
@@ -123,14 +123,14 @@ else
 fi
 
 # --- sixteen flows
-before=($(rings_out))
+read -ra before <<<"$(rings_out)"
 receiver >"$out" &
 rx=$!
 sleep 1
 send 6000 "$COUNT" 16
 wait "$rx"
 read -r got reordered <"$out"
-after=($(rings_out))
+read -ra after <<<"$(rings_out)"
 used=0
 for ((r = 0; r < RINGS; r++)); do
 	[ $((after[r] - before[r])) -ge 20 ] && used=$((used + 1))
