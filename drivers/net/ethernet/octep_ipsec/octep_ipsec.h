@@ -349,10 +349,11 @@ struct octep_iq {
 	struct octep_sdp_sg *sg;
 	dma_addr_t sg_dma;
 	u32 size;
-	u32 head;
-	u32 tail;
+	/* What xmit writes, then what the completion writes: lines apart. */
+	u32 head ____cacheline_aligned_in_smp;
 	u32 pending;
 	struct octep_tx_stats stats;
+	u32 tail ____cacheline_aligned_in_smp;
 	struct octep_tx_stats cstats;
 };
 
@@ -453,7 +454,7 @@ struct octep_qvec {
 	bool irq_requested;
 	struct octep_ring_health health;
 	char name[IFNAMSIZ + 16];
-};
+} ____cacheline_aligned_in_smp;
 
 /**
  * struct octep_dev - one SDP block and its netdev (devlink priv)
