@@ -208,6 +208,8 @@ struct octep_ipsec {
 /* ips->flags: a FLOW_ADD succeeded after its caller gave up. */
 #define OCTEP_IPSEC_F_RESYNC	0
 
+#if IS_ENABLED(CONFIG_OCTEP_IPSEC_XFRM)
+
 /* xfrm.c, xfrm_ctl.c, xfrm_policy.c, xfrm_rxtx.c */
 int octep_ipsec_init(struct octep_dev *oct);
 void octep_ipsec_netdev_setup(struct octep_dev *oct, struct net_device *nd);
@@ -242,5 +244,91 @@ u8 octep_ipsec_flows(struct octep_dev *oct);
 int octep_ipsec_set_flows(struct octep_dev *oct, u8 flows,
 			  struct netlink_ext_ack *extack);
 int octep_ipsec_check_flows(u8 flows, struct netlink_ext_ack *extack);
+
+#else /* !CONFIG_OCTEP_IPSEC_XFRM: a plain NIC, every SA in software */
+
+static inline int octep_ipsec_init(struct octep_dev *oct)
+{
+	return 0;
+}
+
+static inline void octep_ipsec_netdev_setup(struct octep_dev *oct,
+					    struct net_device *nd)
+{
+}
+
+static inline void octep_ipsec_netdev_uninit(struct octep_dev *oct)
+{
+}
+
+static inline void octep_ipsec_fini(struct octep_dev *oct)
+{
+}
+
+static inline void octep_ipsec_reports(struct octep_dev *oct, bool on)
+{
+}
+
+static inline int octep_ipsec_tx_flags(struct octep_iq *iq,
+				       struct sk_buff *skb, u64 *flags)
+{
+	return 0;
+}
+
+static inline int octep_ipsec_rx_xfrm(struct octep_oq *oq,
+				      struct sk_buff *skb, u64 ext)
+{
+	return 0;
+}
+
+/* As with the offload and no flow table: what the block says is ignored. */
+static inline bool octep_ipsec_rx_wanted(struct octep_oq *oq, u64 ext)
+{
+	return false;
+}
+
+static inline unsigned int octep_ipsec_stats_count(struct octep_dev *oct)
+{
+	return 0;
+}
+
+static inline void octep_ipsec_stats_strings(struct octep_dev *oct,
+					     u8 **data)
+{
+}
+
+static inline void octep_ipsec_stats_values(struct octep_dev *oct,
+					    u64 *data)
+{
+}
+
+static inline int octep_ipsec_info_put(struct octep_dev *oct,
+				       struct devlink_info_req *req)
+{
+	return 0;
+}
+
+static inline u8 octep_ipsec_flows(struct octep_dev *oct)
+{
+	return 0;
+}
+
+static inline int octep_ipsec_check_flows(u8 flows,
+					  struct netlink_ext_ack *extack)
+{
+	if (!flows)
+		return 0;
+	NL_SET_ERR_MSG_MOD(extack,
+			   "This build has no IPsec offload (CONFIG_OCTEP_IPSEC_XFRM)");
+	return -EOPNOTSUPP;
+}
+
+static inline int octep_ipsec_set_flows(struct octep_dev *oct, u8 flows,
+					struct netlink_ext_ack *extack)
+{
+	return octep_ipsec_check_flows(flows, extack);
+}
+
+#endif /* CONFIG_OCTEP_IPSEC_XFRM */
 
 #endif /* _OCTEP_IPSEC_XFRM_H */
