@@ -1,63 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * octep_ipsec: receive. The visit and the pass.
+ * octep_ipsec: receive.
  *
- * The block interrupts when a ring's packet count CROSSES the level, not
- * while it sits above it. A ring left with packets in it and nobody inside
- * gets no further interrupt. The field report "A visit is not a pass" found
- * the old servicing leaving rings that way, and replaced a pass (one look at
- * a ring) by a visit, with three rules. On Linux a visit is a NAPI poll, and
- * the ring's flag is the NAPI context's state word:
+ * The block interrupts when a ring's packet count crosses the level, not
+ * while it stays above it: a ring left with packets and nobody inside gets
+ * no further interrupt. So the poll visits a ring (passes until a pass
+ * takes nothing or the budget is spent, each writing back what it took
+ * before the next reads the count) instead of making one pass. The three
+ * rules, their NAPI names and their counters: "Receive servicing" in
+ * Documentation/networking/device_drivers/ethernet/octep_ipsec.rst.
  *
- * Rule 1 - hold the ring for the whole visit; go round until a pass takes
- *	nothing (or the bound is used). NAPI_STATE_SCHED is the flag: it is
- *	taken by napi_schedule_prep() and held from then until
- *	napi_complete_done() gives it back, across every pass of the visit
- *	(and across NAPI's repolls when the budget is used). There is no gap
- *	between passes for another servicer to come in by. Each pass writes
- *	back what it took (OUT_CNTS -= taken) before the next pass reads the
- *	count, so a visit that ends on a pass that read zero has left the
- *	count below the level, where the block's own rule (a crossing) brings
- *	a servicer back. With a level above 1 it is the block's time
- *	threshold that does (see the .rst).
- *
- * Rule 2 - a servicer that finds the ring held says so, and the holder
- *	looks. Every servicer other than the poll (the interrupt handler, the
- *	watchdog, the resume, a reconfiguration) asks through
- *	napi_schedule_prep(): when SCHED is held it sets NAPI_STATE_MISSED (the
- *	note) and returns false (counted in oq_declined). The holder's
- *	napi_complete_done() clears SCHED, reads MISSED and, if a note was
- *	left, keeps SCHED and polls again, returning false (counted in
- *	oq_handed); the interrupt is re-enabled only when it returns true
- *	(a false return with no note: oq_deferred, oq_busy).
- *	Each side writes the state word and then reads what the other wrote:
- *	the turned-away servicer writes MISSED and reads SCHED, the holder
- *	clears SCHED and reads MISSED. Both writes are the same try_cmpxchg()
- *	loop on n->state, a locked read-modify-write that is fully ordered, so
- *	one of the two always sees the other's write. With plain stores both
- *	could read the old value: the servicer would leave believing the
- *	holder will look, the holder would leave believing nobody called.
- *
- * Rule 3 - a visit that has to leave work behind asks for the watchdog's
- *	next tick. Here that is a pass that read a count whose buffer the
- *	block has not finished (length word still zero: oq_unseen), or a
- *	refill that could not post buffers. The request is a bit per ring
- *	(OCTEP_OQ_TICK_REQ), remembered until the watchdog's tick consumes it,
- *	and arming the watchdog for its period never overrides a sooner
- *	expiry (watchdog.c). A visit that uses the whole budget does not need
- *	the tick: it returns the budget and NAPI keeps SCHED and polls it
- *	again, so the watchdog never carries a ring that reached its bound.
- *
- * The report's bound was sixteen rings' worth of packets for the handler;
- * here the bound of one poll is the NAPI budget (64), a pass is told what
- * is left of it so a poll never overruns it, and a poll that reaches it
- * does not end the visit (SCHED stays held, NAPI repolls).
+ * The ring's flag is NAPI_STATE_SCHED. Every other servicer (the interrupt,
+ * the watchdog, the resume, a reconfiguration) asks through
+ * napi_schedule_prep(), which sets NAPI_STATE_MISSED when SCHED is held;
+ * napi_complete_done() clears SCHED, reads MISSED and polls again if it
+ * was set. Both writes are the same fully ordered try_cmpxchg() on
+ * n->state, so of a servicer turned away and a holder leaving, one always
+ * sees the other's write: neither leaves believing the other will look.
  *
  * service=pass keeps the old servicing for the tests to catch, fenced in
- * the functions marked "service=pass" below: a flag bit per ring taken for
- * each pass, a poll that reads a held flag as a pass that took nothing, and
- * a watchdog (softirq hrtimer) that takes the flag and makes one pass
- * itself. Nothing else in the driver reads a ring outside the poll.
+ * the functions marked "service=pass" below. Nothing else reads a ring
+ * outside the poll.
  */
 #include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
@@ -588,11 +551,10 @@ static void octep_poll_leave(struct octep_qvec *qv)
 	atomic_dec(&qv->inside);
 	/*
 	 * A quiesce may be spinning on the count. A spin-wait hint (PAUSE):
-	 * a host that runs its vCPUs in turn on one thread (QEMU's TCG)
-	 * switches to the next one here, so the quiescing vCPU sees the
-	 * count drop now rather than at this vCPU's next exit, milliseconds
-	 * later. On hardware it costs a few cycles, and only while the gate
-	 * is closed.
+	 * a hypervisor that runs vCPUs in turn switches to the next one
+	 * here, so the quiescing vCPU sees the count drop now rather than at
+	 * this vCPU's next exit. On bare metal it costs a few cycles, and
+	 * only while the gate is closed.
 	 */
 	if (unlikely(READ_ONCE(qv->oct->quiesced)))
 		cpu_relax();

@@ -72,10 +72,10 @@ static void octep_wd_rearm(struct octep_dev *oct)
 /*
  * A ring whose poll is between giving SCHED back and re-enabling the
  * interrupt, or re-enabled it less than a tick ago, is not left: a crossing
- * latched while the interrupt was off is sent by the enable, and the model
- * delivers it from an irq_work or an IPI, which under emulation can take a
- * while. Nor is a ring whose NAPI timer is pending: a completion deferred
- * by napi_defer_hard_irqs (oq_deferred) leaves the interrupt off and that
+ * latched while the interrupt was off is sent by the enable, and may take
+ * a while to arrive (a remapped or virtualised interrupt). Nor is a ring
+ * whose NAPI timer is pending: a completion deferred by
+ * napi_defer_hard_irqs (oq_deferred) leaves the interrupt off and that
  * timer polls the ring. Such a ring is scheduled, counted in rxwd_early,
  * and not judged.
  */
