@@ -48,10 +48,11 @@ TRACE_EVENT(octep_pass,
 );
 
 TRACE_EVENT(octep_visit,
-	    TP_PROTO(unsigned int ring, u32 passes, u32 done, int budget,
-		     bool rescued, bool stall, bool tick),
-	    TP_ARGS(ring, passes, done, budget, rescued, stall, tick),
+	    TP_PROTO(unsigned int ring, u64 seq, u32 passes, u32 done,
+		     int budget, bool rescued, bool stall, bool tick),
+	    TP_ARGS(ring, seq, passes, done, budget, rescued, stall, tick),
 	    TP_STRUCT__entry(__field(unsigned int, ring)
+			     __field(u64, seq)
 			     __field(u32, passes)
 			     __field(u32, done)
 			     __field(int, budget)
@@ -59,16 +60,17 @@ TRACE_EVENT(octep_visit,
 			     __field(bool, stall)
 			     __field(bool, tick)),
 	    TP_fast_assign(__entry->ring = ring;
+			   __entry->seq = seq;
 			   __entry->passes = passes;
 			   __entry->done = done;
 			   __entry->budget = budget;
 			   __entry->rescued = rescued;
 			   __entry->stall = stall;
 			   __entry->tick = tick;),
-	    TP_printk("ring=%u passes=%u done=%u budget=%d rescued=%d stall=%d tick=%d",
-		      __entry->ring, __entry->passes, __entry->done,
-		      __entry->budget, __entry->rescued, __entry->stall,
-		      __entry->tick)
+	    TP_printk("ring=%u seq=%llu passes=%u done=%u budget=%d rescued=%d stall=%d tick=%d",
+		      __entry->ring, __entry->seq, __entry->passes,
+		      __entry->done, __entry->budget, __entry->rescued,
+		      __entry->stall, __entry->tick)
 );
 
 TRACE_EVENT(octep_note,

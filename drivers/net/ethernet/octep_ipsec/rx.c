@@ -394,7 +394,8 @@ static int octep_oq_visit(struct octep_qvec *qv, int budget,
 	 */
 	if (!test_bit(OCTEP_OQ_VISITED, &oq->flags))
 		set_bit(OCTEP_OQ_VISITED, &oq->flags);
-	trace_octep_visit(qv->idx, passes, done, budget, rescued, stall, tick);
+	trace_octep_visit(qv->idx, oq->stats.visits, passes, done, budget,
+			  rescued, stall, tick);
 	vr->count = pi.count;
 	vr->taken = done;
 	vr->passes = min_t(u32, passes, U16_MAX);
