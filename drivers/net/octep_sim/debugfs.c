@@ -465,7 +465,7 @@ static int osim_stall_get(void *data, u64 *val)
 	struct osim_dev *dev = data;
 	s64 left = ktime_ms_delta(READ_ONCE(dev->stall_until), ktime_get());
 
-	*val = left > 0 ? left : 0;
+	*val = max_t(s64, left, 0);
 	return 0;
 }
 

@@ -1045,11 +1045,13 @@ static bool osim_tso_check(const u8 *hdr, u32 hl, u64 flags, u64 csum,
 
 /*
  * Under iq->lock: cut a TSO frame into segments, each summed in its copy
- * from the host's buffers. Return: bytes queued to @out.
+ * from the host's buffers. Return: bytes queued to @out. Not inlined: its
+ * header copy would sit in the engine thread's frame on every loop.
  */
-static u32 osim_iq_tso(struct osim_dev *dev, struct osim_iq *iq,
-		       const struct osim_src *src, u32 len, u64 flags,
-		       u64 csum, struct sk_buff_head *out)
+static noinline_for_stack u32
+osim_iq_tso(struct osim_dev *dev, struct osim_iq *iq,
+	    const struct osim_src *src, u32 len, u64 flags, u64 csum,
+	    struct sk_buff_head *out)
 {
 	u8 hdr[OSIM_TSO_HDR_MAX];
 	struct osim_tso t;

@@ -180,6 +180,29 @@ int octep_ipsec_tx_flags(struct octep_iq *iq, struct sk_buff *skb, u64 *flags)
 	return 0;
 }
 
+/* The xfrm MIB a dropped packet counts in; unused without XFRM_STATISTICS. */
+static int __maybe_unused octep_ipsec_rx_mib(enum octep_ipsec_cnt c)
+{
+	switch (c) {
+	case OCTEP_IPSEC_RX_BAD_ICV:
+		return LINUX_MIB_XFRMINSTATEPROTOERROR;
+	case OCTEP_IPSEC_RX_REPLAY:
+		return LINUX_MIB_XFRMINSTATESEQERROR;
+	case OCTEP_IPSEC_IN_DROP:
+		return LINUX_MIB_XFRMINNOSTATES;
+	case OCTEP_IPSEC_RX_CLEAR_DROP:
+		return LINUX_MIB_XFRMINTMPLMISMATCH;
+	case OCTEP_IPSEC_RX_POL_BLOCK:
+		return LINUX_MIB_XFRMINPOLBLOCK;
+	case OCTEP_IPSEC_RX_TMPL_MISMATCH:
+		return LINUX_MIB_XFRMINTMPLMISMATCH;
+	case OCTEP_IPSEC_RX_EXPIRED:
+		return LINUX_MIB_XFRMINSTATEEXPIRED;
+	default:
+		return LINUX_MIB_XFRMINHDRERROR;
+	}
+}
+
 /**
  * octep_ipsec_rx_account() - count a receive drop where the stack would
  * @ips: the offload
@@ -195,35 +218,8 @@ void octep_ipsec_rx_account(struct octep_ipsec *ips, u32 handle,
 {
 	struct octep_ipsec_sa *sa;
 	struct xfrm_state *x;
-	int mib;
 
-	switch (c) {
-	case OCTEP_IPSEC_RX_BAD_ICV:
-		mib = LINUX_MIB_XFRMINSTATEPROTOERROR;
-		break;
-	case OCTEP_IPSEC_RX_REPLAY:
-		mib = LINUX_MIB_XFRMINSTATESEQERROR;
-		break;
-	case OCTEP_IPSEC_IN_DROP:
-		mib = LINUX_MIB_XFRMINNOSTATES;
-		break;
-	case OCTEP_IPSEC_RX_CLEAR_DROP:
-		mib = LINUX_MIB_XFRMINTMPLMISMATCH;
-		break;
-	case OCTEP_IPSEC_RX_POL_BLOCK:
-		mib = LINUX_MIB_XFRMINPOLBLOCK;
-		break;
-	case OCTEP_IPSEC_RX_TMPL_MISMATCH:
-		mib = LINUX_MIB_XFRMINTMPLMISMATCH;
-		break;
-	case OCTEP_IPSEC_RX_EXPIRED:
-		mib = LINUX_MIB_XFRMINSTATEEXPIRED;
-		break;
-	default:
-		mib = LINUX_MIB_XFRMINHDRERROR;
-		break;
-	}
-	XFRM_INC_STATS(dev_net(ips->netdev), mib);
+	XFRM_INC_STATS(dev_net(ips->netdev), octep_ipsec_rx_mib(c));
 	if (c != OCTEP_IPSEC_RX_BAD_ICV && c != OCTEP_IPSEC_RX_REPLAY)
 		return;
 	/*
