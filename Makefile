@@ -5,6 +5,11 @@
 #
 #   make                 build both modules (W=1, C=2 pass through to kbuild)
 #   make checkpatch      checkpatch.pl --strict over our .c/.h files
+#   make kernel-doc      scripts/kernel-doc -none -Wall over them
+#   make coccicheck      the kernel's semantic patches (scripts/coccicheck)
+#   make intree          both drivers built inside a kernel tree with clang
+#                        and W=1 (scripts/intree-build)
+#   make shellcheck      shellcheck over scripts/ and the selftests
 #   make check           setup, build, style checks, spin model, VM selftests
 #   make check-debug     the same selftests on the debug (KASAN, lockdep) kernel
 #   make check-matrix    the visit-rule tests under every setting of the
@@ -41,7 +46,7 @@ SHELL_FILES = $(shell cd $(top) && \
 	done; ls tools/testing/selftests/drivers/net/octep_ipsec/*.sh \
 		tools/testing/selftests/drivers/net/octep_ipsec/*.inc)
 
-.PHONY: all modules clean distclean checkpatch kernel-doc shellcheck check check-debug check-matrix check-soak check-fresh check-dkms check-oracle demo model compat dkms-install dkms-remove help
+.PHONY: all modules clean distclean checkpatch kernel-doc coccicheck intree shellcheck check check-debug check-matrix check-soak check-fresh check-dkms check-oracle demo model compat dkms-install dkms-remove help
 
 all: modules
 
@@ -69,6 +74,12 @@ kernel-doc:
 		{ echo "kernel-doc: $(KSRC) missing; run scripts/setup" >&2; exit 1; }
 	cd $(top) && perl $(KSRC)/scripts/kernel-doc -none -Wall \
 		$(CHECKPATCH_FILES) 2>&1 | { ! grep .; }
+
+coccicheck:
+	$(top)/scripts/coccicheck
+
+intree:
+	$(top)/scripts/intree-build
 
 # Warnings and errors; SC1091: the selftests source lib.sh by a path
 # computed at run time, which shellcheck does not follow.
