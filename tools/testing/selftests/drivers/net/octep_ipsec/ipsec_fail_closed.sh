@@ -55,9 +55,10 @@ capture()
 	if [ "${dev#host:}" != "$dev" ]; then
 		dev=${dev#host:} ns=()
 	fi
-	"${ns[@]}" tcpdump -i "$dev" -n -U -w "$2" 2>/dev/null &
+	"${ns[@]}" tcpdump -i "$dev" -n -U -w "$2" 2>"$2.err" &
 	CAP_PID=$!
-	sleep 1
+	# Capturing once it says so: a frame sent before would go unseen.
+	wait_for 10 grep -q "listening on" "$2.err"
 }
 
 cap_stop()

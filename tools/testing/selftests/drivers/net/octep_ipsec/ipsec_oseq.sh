@@ -38,10 +38,11 @@ check "a packet-offloaded transport pair" ipsec_both_offloaded || ktap_finish
 in_peer ethtool -K "$WIRE_IF" gro off
 CAP=$(mktemp -d)
 on_exit rm -rf "$CAP"
-in_peer tcpdump -i "$WIRE_IF" -n -U -w "$CAP/esp.pcap" esp 2>/dev/null &
+in_peer tcpdump -i "$WIRE_IF" -n -U -w "$CAP/esp.pcap" esp 2>"$CAP/err" &
 dump=$!
 on_exit kill "$dump"
-sleep 1
+# Capturing once it says so: under load a fixed second missed a frame.
+wait_for 10 grep -q "listening on" "$CAP/err"
 
 # oseq: the outbound state's output sequence as ip -s xfrm state shows it.
 oseq()
