@@ -57,8 +57,10 @@ capture()
 	fi
 	"${ns[@]}" tcpdump -i "$dev" -n -U -w "$2" 2>"$2.err" &
 	CAP_PID=$!
-	# Capturing once it says so: a frame sent before would go unseen.
-	wait_for 10 grep -q "listening on" "$2.err"
+	# Capturing once it says so: a frame sent before would go unseen,
+	# and a capture that never started must not read as "0 clear".
+	CAP_OK=no
+	wait_for 10 grep -q "listening on" "$2.err" && CAP_OK=yes
 }
 
 cap_stop()
@@ -114,10 +116,10 @@ vlan_round()
 	ESP=$(frames "$CAP/$1.pcap" "vlan 100 and esp and src $VLAN_H")
 }
 
-# no_clear: CLEAR says nothing left in clear.
+# no_clear: the capture ran (CAP_OK) and CLEAR says nothing left in clear.
 no_clear()
 {
-	[ "${CLEAR%% *}" = 0 ] && [ "${CLEAR##* }" = no ]
+	[ "$CAP_OK" = yes ] && [ "${CLEAR%% *}" = 0 ] && [ "${CLEAR##* }" = no ]
 }
 
 # a. The VLAN device's route. The block finds IP behind the tag, and the

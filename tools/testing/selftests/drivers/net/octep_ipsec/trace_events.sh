@@ -5,8 +5,8 @@
 # story the counters sum up: the passes of each visit add up to the visit
 # (count and packets), each visit carries the ring's visits counter and
 # none is missing, a lost interrupt shows as the watchdog's rescue and
-# then a rescued visit, a buffer the block writes late as a tick request and the asked
-# tick, an ethtool -C as a quiesce, and an offloaded xfrm state as a
+# then a rescued visit, a buffer the block writes late as a tick request
+# and the asked tick, an ethtool -C as a quiesce, and an offloaded xfrm state as a
 # mailbox exchange that succeeded.
 
 source "$(dirname "$0")/lib.sh"
