@@ -887,6 +887,7 @@ void osim_debugfs_dev_add(struct osim_dev *dev)
 	debugfs_create_file("host_stub", 0600, dir, dev, &osim_stub_fops);
 	for (i = 0; i < dev->num_rings; i++)
 		osim_debugfs_ring_add(&dev->rings[i]);
+	osim_hostile_debugfs(dev);
 }
 
 /**

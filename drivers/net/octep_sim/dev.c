@@ -143,6 +143,7 @@ struct osim_dev *osim_dev_create(unsigned int id, unsigned int num_rings,
 	dev->masked = OSIM_MASKED_LATCH;
 	dev->left_ns = OSIM_LEFT_NS_DEF;
 	mutex_init(&dev->stub_lock);
+	osim_hostile_init(dev);
 	atomic64_set(&dev->wire_drops, 0);
 	atomic64_set(&dev->bad_regs, 0);
 

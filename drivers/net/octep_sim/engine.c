@@ -84,6 +84,28 @@ static void osim_buf_finish(void *va, u64 ext, unsigned int len)
 	WRITE_ONCE(hdr->length, cpu_to_be64(len));
 }
 
+/*
+ * osim_buf_finish(), unless the hostile mode (hostile.c) makes this buffer
+ * a fault: a length no buffer holds, or a checksum code nobody defined.
+ */
+static void osim_buf_finish_hostile(struct osim_dev *dev, struct osim_oq *oq,
+				    void *va, u64 ext, u64 len)
+{
+	struct octep_sdp_resp_hdr *hdr = va;
+	u32 rnd;
+
+	if (unlikely(osim_hostile(dev, OSIM_HK_RX_LEN, &rnd))) {
+		WRITE_ONCE(hdr->ext, cpu_to_le64(ext));
+		dma_wmb();
+		WRITE_ONCE(hdr->length,
+			   cpu_to_be64(osim_hostile_len(oq->bufsize, rnd)));
+		return;
+	}
+	if (unlikely(osim_hostile(dev, OSIM_HK_RX_EXT, NULL)))
+		ext |= FIELD_PREP(OCTEP_SDP_RX_CSUM, 3);
+	osim_buf_finish(va, ext, len);
+}
+
 /* Write one packet into a host buffer: frame, ext, then the length last. */
 static void osim_buf_write(void *va, struct sk_buff *skb, u64 ext)
 {
@@ -286,6 +308,21 @@ enum osim_put {
 };
 
 /*
+ * What a count fault adds to a count, its side's lock held: one no ring
+ * holds, and not again while the last one is still in the count.
+ */
+static u32 osim_hostile_count(struct osim_dev *dev, struct osim_cnt *c,
+			      enum osim_hk kind)
+{
+	u32 rnd;
+
+	if (likely(c->count < OSIM_HOSTILE_COUNT) &&
+	    unlikely(osim_hostile(dev, kind, &rnd)))
+		return OSIM_HOSTILE_COUNT + rnd % 4096;
+	return 0;
+}
+
+/*
  * Under oq->lock: take the ring's next buffer for a packet of @len bytes.
  * Return: the buffer, or NULL with the drop counted.
  */
@@ -340,7 +377,7 @@ static u32 osim_oq_put_tso(struct osim_dev *dev, struct osim_oq *oq,
 		if (!va)
 			continue;
 		osim_tso_copy(skb, &t, i, va + OCTEP_SDP_RESP_HDR_LEN);
-		osim_buf_finish(va, osim_cb(skb)->ext, len);
+		osim_buf_finish_hostile(dev, oq, va, osim_cb(skb)->ext, len);
 		n++;
 	}
 	return n;
@@ -366,7 +403,8 @@ static enum osim_put osim_oq_put(struct osim_dev *dev, struct osim_oq *oq,
 		oq->delayed++;
 		return OSIM_PUT_DEFERRED;
 	}
-	osim_buf_write(va, skb, cb->ext);
+	osim_copy_frame(skb, va + OCTEP_SDP_RESP_HDR_LEN);
+	osim_buf_finish_hostile(dev, oq, va, cb->ext, skb->len);
 	return OSIM_PUT_WRITTEN;
 }
 
@@ -405,7 +443,8 @@ static void osim_oq_put_list(struct osim_dev *dev, struct osim_oq *oq,
 	if (n) {
 		/* The buffers before the count (osim_cnt_add() releases it). */
 		dma_wmb();
-		osim_cnt_add(&oq->cnt, n);
+		osim_cnt_add(&oq->cnt, n + osim_hostile_count(dev, &oq->cnt,
+							      OSIM_HK_RX_COUNT));
 	}
 	spin_unlock_irqrestore(&oq->lock, flags);
 }
@@ -1148,7 +1187,8 @@ static int osim_tx_ring(struct osim_dev *dev, struct osim_iq *iq,
 	if (n) {
 		iq->pending -= n;
 		/* Done: the host may reuse the instructions and buffers. */
-		osim_cnt_add(&iq->cnt, n);
+		osim_cnt_add(&iq->cnt, n + osim_hostile_count(dev, &iq->cnt,
+							      OSIM_HK_TX_COUNT));
 	}
 	spin_unlock_irqrestore(&iq->lock, flags);
 	return n;

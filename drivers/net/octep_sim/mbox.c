@@ -129,6 +129,35 @@ static bool osim_mbox_fault(struct osim_ipsec *ips, atomic_t *ctr, u8 cmd)
 	return atomic_dec_if_positive(ctr) >= 0;
 }
 
+/*
+ * Under mbox_lock, before an answer of @n words: the hostile mode's
+ * response nobody asked for (an id the host never sent, any command but
+ * FLOW_ADD, whose stray answers the host takes as a leaked entry), if C2H
+ * has room for it and the answer.
+ */
+static void osim_mbox_hostile(struct osim_ipsec *ips, unsigned int n)
+{
+	unsigned int size, i;
+	u32 rnd;
+	u8 cmd;
+
+	if (OSIM_MBOX_Q - (ips->c2h_prod - ips->c2h_cons) < n + 3 ||
+	    !osim_hostile(ips->dev, OSIM_HK_MBOX, &rnd))
+		return;
+	size = rnd % 3;
+	cmd = (rnd >> 8) & 0xff;
+	if (cmd == OCTEP_SDP_MBOX_FLOW_ADD)
+		cmd++;
+	ips->c2h[ips->c2h_prod % OSIM_MBOX_Q] =
+		FIELD_PREP(OCTEP_SDP_MBOX_HDR_SIZE, size) |
+		FIELD_PREP(OCTEP_SDP_MBOX_HDR_FLAGS, OCTEP_SDP_MBOX_F_RESPONSE) |
+		FIELD_PREP(OCTEP_SDP_MBOX_HDR_CMD, cmd) |
+		FIELD_PREP(OCTEP_SDP_MBOX_HDR_ID, BIT(31) | rnd);
+	for (i = 0; i < size; i++)
+		ips->c2h[(ips->c2h_prod + 1 + i) % OSIM_MBOX_Q] = rnd;
+	ips->c2h_prod += 1 + size;
+}
+
 /* Answer one request; runs without mbox_lock (the table may sleep). */
 static unsigned int osim_mbox_answer(struct osim_ipsec *ips, u64 hdr,
 				     const __le64 *body, unsigned int words,
@@ -215,6 +244,7 @@ static void osim_mbox_work(struct work_struct *work)
 			continue;
 
 		spin_lock_irq(&ips->mbox_lock);
+		osim_mbox_hostile(ips, n);
 		for (i = 0; i < n; i++)
 			ips->c2h[(ips->c2h_prod + i) % OSIM_MBOX_Q] = out[i];
 		ips->c2h_prod += n;

@@ -326,6 +326,44 @@ struct osim_sdp {
 #define OSIM_F_GONE		2
 
 /**
+ * enum osim_hk - what the hostile mode writes
+ * @OSIM_HK_RX_LEN: a receive length below an Ethernet header or past the
+ *	buffer
+ * @OSIM_HK_RX_EXT: a checksum result the contract does not define
+ * @OSIM_HK_RX_COUNT: an output count larger than any ring
+ * @OSIM_HK_TX_COUNT: an input count larger than any ring
+ * @OSIM_HK_MBOX: a mailbox response nobody asked for
+ * @OSIM_HK_NUM: the number of kinds
+ */
+enum osim_hk {
+	OSIM_HK_RX_LEN,
+	OSIM_HK_RX_EXT,
+	OSIM_HK_RX_COUNT,
+	OSIM_HK_TX_COUNT,
+	OSIM_HK_MBOX,
+	OSIM_HK_NUM
+};
+
+/* A count no ring can hold: what the count faults add. */
+#define OSIM_HOSTILE_COUNT	BIT(24)
+
+/**
+ * struct osim_hostile - the hostile mode's state
+ * @lock: guards the rest
+ * @state: the generator, from the seed
+ * @rate: one opportunity in @rate becomes a fault; 0 for none
+ * @kinds: the kinds on, a mask of BIT(enum osim_hk)
+ * @injected: faults injected, per kind
+ */
+struct osim_hostile {
+	spinlock_t lock;	/* the generator, rate, kinds, counts */
+	u64 state;
+	u32 rate;
+	u32 kinds;
+	u64 injected[OSIM_HK_NUM];
+};
+
+/**
  * struct osim_dev - one simulated SDP block
  * @dev: the device on the octep_sim bus, octep_sim<ID>; also the DMA device
  * @list: on the bus's list of devices
@@ -374,6 +412,7 @@ struct osim_sdp {
  * @stub_lock: serializes host_stub commands
  * @dbg: debugfs directory
  * @ipsec: mailbox and flow table (ipsec.h)
+ * @hostile: the hostile mode (hostile.c)
  */
 struct osim_dev {
 	struct device dev;
@@ -430,6 +469,7 @@ struct osim_dev {
 	struct mutex stub_lock;	/* host_stub commands */
 	struct dentry *dbg;
 	struct osim_ipsec *ipsec;
+	struct osim_hostile hostile;
 };
 
 static inline struct osim_dev *to_osim_dev(struct device *dev)
@@ -469,6 +509,12 @@ int osim_engine_set_cpu(struct osim_dev *dev, int cpu);
 void osim_oq_init(struct osim_oq *oq);
 void osim_oq_flush_deferred(struct osim_oq *oq, bool write);
 void osim_oq_arrive_on_enable(struct osim_dev *dev, struct osim_oq *oq);
+
+/* hostile.c */
+void osim_hostile_init(struct osim_dev *dev);
+void osim_hostile_debugfs(struct osim_dev *dev);
+bool osim_hostile(struct osim_dev *dev, enum osim_hk kind, u32 *rnd);
+u64 osim_hostile_len(u32 bufsize, u32 rnd);
 
 /* wire.c */
 int osim_wire_create(struct osim_dev *dev);
