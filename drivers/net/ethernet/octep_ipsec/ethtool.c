@@ -54,7 +54,7 @@ static const char * const octep_dev_names[] = {
 	"rxwd_ticks", "rxwd_runs",
 	"quiesce_cycles", "quiesce_waits", "quiesce_wait_max_us",
 	"tx_timeouts", "rx_stall_reports", "ring_resets", "ring_rescues",
-	"reconf_refused",
+	"reconf_refused", "rx_bad_ext", "rx_bad_count", "tx_bad_count",
 };
 
 #define OCTEP_N_RX	ARRAY_SIZE(octep_rx_names)
@@ -198,6 +198,9 @@ static void octep_get_ethtool_stats(struct net_device *netdev,
 	dev[7] = atomic64_read(&oct->ring_resets);
 	dev[8] = atomic64_read(&oct->ring_rescues);
 	dev[9] = oct->reconf_refused;
+	dev[10] = atomic64_read(&oct->rx_bad_ext);
+	dev[11] = atomic64_read(&oct->rx_bad_count);
+	dev[12] = atomic64_read(&oct->tx_bad_count);
 	/* After the rings: ring now points past the last ring's values. */
 	octep_ipsec_stats_values(oct, ring);
 }

@@ -243,6 +243,31 @@ static void octep_reset_work(struct work_struct *work)
 }
 
 /**
+ * octep_ring_bad() - the block counted more than a ring holds
+ * @qv: the ring pair, its NAPI held by the caller (the poll)
+ * @ctr: the device's counter of the kind
+ * @reg: the register, for the log
+ * @cnt: what it read
+ *
+ * No packet or instruction can be trusted to match such a count, and
+ * acknowledging part of it would leave the rest: the ring pair is left
+ * alone (octep_poll_ring()) until the reset work builds new rings, which
+ * start with clean counts and flags. Counted once per ring pair until then.
+ */
+void octep_ring_bad(struct octep_qvec *qv, atomic64_t *ctr, const char *reg,
+		    u64 cnt)
+{
+	if (test_and_set_bit(OCTEP_OQ_BAD, &qv->oq.flags))
+		return;
+	atomic64_inc(ctr);
+	if (net_ratelimit())
+		netdev_warn(qv->oct->netdev,
+			    "ring %u: %s %llu is more than the ring holds: resetting the rings\n",
+			    qv->idx, reg, cnt);
+	octep_schedule_reset(qv->oct);
+}
+
+/**
  * octep_tx_timeout() - ndo_tx_timeout: a transmit queue stopped too long
  * @netdev: our netdev
  * @txqueue: the queue

@@ -90,6 +90,7 @@ enum {
 	OCTEP_OQ_PASS_HELD,	/* service=pass only: the old per-pass flag */
 	OCTEP_OQ_COMPLETING,	/* the poll is completing: enable to come */
 	OCTEP_OQ_VISITED,	/* a visit ended since the watchdog's last look */
+	OCTEP_OQ_BAD,		/* a count no ring holds: left for the reset */
 };
 
 /**
@@ -503,6 +504,10 @@ struct octep_qvec {
  * @ring_rescues: visits scheduled to recover a left ring pair
  * @reconf_refused: reconfigurations refused because the new rings could
  *	not be prepared (the old ones kept); under RTNL
+ * @rx_bad_ext: received buffers whose checksum result the contract does
+ *	not define (taken as "not checked")
+ * @rx_bad_count: output counts larger than the ring (the rings reset)
+ * @tx_bad_count: input counts larger than the ring (the rings reset)
  * @rss_key: the RSS hash key (ethtool -X hkey); under RTNL
  * @rss_indir: the RSS indirection table, a ring per entry; under RTNL
  * @ipsec: state of the IPsec offload (xfrm*.c), NULL without it
@@ -550,6 +555,9 @@ struct octep_dev {
 	atomic64_t ring_resets;
 	atomic64_t ring_rescues;
 	u64 reconf_refused;
+	atomic64_t rx_bad_ext;
+	atomic64_t rx_bad_count;
+	atomic64_t tx_bad_count;
 
 	u8 rss_key[OCTEP_SDP_RSS_KEY_SIZE];
 	u8 rss_indir[OCTEP_SDP_RSS_INDIR_SIZE];
@@ -672,6 +680,8 @@ void octep_health_start(struct octep_dev *oct);
 void octep_health_reports(struct octep_dev *oct, bool on);
 void octep_health_cancel(struct octep_dev *oct);
 void octep_tx_timeout(struct net_device *netdev, unsigned int txqueue);
+void octep_ring_bad(struct octep_qvec *qv, atomic64_t *ctr, const char *reg,
+		    u64 cnt);
 
 /* devlink.c */
 struct octep_dev *octep_devlink_alloc(struct device *dev);

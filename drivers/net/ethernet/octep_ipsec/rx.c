@@ -121,11 +121,18 @@ u32 octep_oq_refill(struct octep_oq *oq)
 static void octep_rx_offloads(struct octep_oq *oq, struct sk_buff *skb,
 			      u64 ext, struct octep_pass_info *pi)
 {
-	struct net_device *netdev = oq->qv->oct->netdev;
+	struct octep_dev *oct = oq->qv->oct;
+	struct net_device *netdev = oct->netdev;
 	u32 hash = FIELD_GET(OCTEP_SDP_RX_HASH, ext);
+	u32 csum = FIELD_GET(OCTEP_SDP_RX_CSUM, ext);
 
+	if (unlikely(csum > OCTEP_SDP_RX_CSUM_BAD)) {
+		/* Not a result the block may give: as "not checked". */
+		atomic64_inc(&oct->rx_bad_ext);
+		csum = OCTEP_SDP_RX_CSUM_NONE;
+	}
 	if (netdev->features & NETIF_F_RXCSUM) {
-		switch (FIELD_GET(OCTEP_SDP_RX_CSUM, ext)) {
+		switch (csum) {
 		case OCTEP_SDP_RX_CSUM_OK:
 			skb->ip_summed = CHECKSUM_UNNECESSARY;
 			break;
@@ -205,6 +212,10 @@ static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
 	}
 	if (!cnt) {
 		trace_octep_pass(qv->idx, 0, 0, left, false);
+		return 0;
+	}
+	if (unlikely(cnt > oq->size)) {
+		octep_ring_bad(qv, &oct->rx_bad_count, "OUT_CNTS", cnt);
 		return 0;
 	}
 	if (cnt >= oq->posted)
@@ -574,6 +585,11 @@ static int octep_poll_ring(struct octep_qvec *qv, int budget)
 	bool tx_done;
 	int done;
 
+	if (unlikely(test_bit(OCTEP_OQ_BAD, &oq->flags))) {
+		/* Left to the reset (octep_ring_bad()); the interrupt off. */
+		napi_complete_done(napi, 0);
+		return 0;
+	}
 	tx_done = octep_iq_reap(&qv->iq, budget);
 	if (unlikely(!budget))
 		return 0;	/* netpoll: transmit completions only */

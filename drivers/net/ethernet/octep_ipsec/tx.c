@@ -327,6 +327,12 @@ bool octep_iq_reap(struct octep_iq *iq, int budget)
 			zero = true;
 			break;
 		}
+		if (unlikely(cnt > iq->size)) {
+			/* Nothing can be completed on such a count. */
+			octep_ring_bad(qv, &oct->tx_bad_count, "IN_CNTS", cnt);
+			zero = true;
+			break;
+		}
 		/* Pairs with smp_store_release() of head in xmit. */
 		inflight = smp_load_acquire(&iq->head) - tail;
 		n = min_t(u64, cnt, inflight);
