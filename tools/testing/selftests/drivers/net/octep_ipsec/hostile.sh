@@ -1,0 +1,146 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A hostile block (the model's hostile/ directory), one kind of fault at a
+# time, each seeded (HOSTILE_SEED, printed) so a failure can be replayed:
+#  - rx_len: a receive length below an Ethernet header or past the buffer:
+#    the buffer dropped, counted in rx_resync;
+#  - rx_ext: a checksum result the contract does not define: the frame
+#    delivered as "not checked", counted in rx_bad_ext;
+#  - rx_count, tx_count: a count larger than any ring: nothing taken or
+#    completed on it, counted (rx_bad_count, tx_bad_count), the rings
+#    reset (ring_resets);
+#  - mbox: a mailbox response nobody asked for: counted (mbox_stray), and
+#    every request still gets its own answer (no mbox_timeouts).
+#
+# Asserted for each kind: the model injected some, the driver counted
+# exactly as many, and the device carries pings afterwards.
+
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/ipsec_lib.inc"
+require_cmd ip ethtool ping
+
+: "${HOSTILE_SEED:=$(( (RANDOM << 15) | RANDOM ))}"
+
+# hostile_bit KIND: the kind's bit in hostile/kinds.
+hostile_bit()
+{
+	case $1 in
+	rx_len) echo 1 ;; rx_ext) echo 2 ;; rx_count) echo 4 ;;
+	tx_count) echo 8 ;; mbox) echo 16 ;;
+	esac
+}
+
+# injected KIND: what the model injected of KIND so far.
+injected()
+{
+	awk -v k="$1" '$1 == k { print $2 }' "$SIM_DBG/hostile/injected"
+}
+
+# hostile_on KIND RATE: KIND alone, one opportunity in RATE, seeded.
+hostile_on()
+{
+	sim_write hostile/seed "$HOSTILE_SEED"
+	sim_write hostile/rate "$2"
+	sim_write hostile/kinds "$(hostile_bit "$1")"
+}
+
+hostile_off()
+{
+	sim_write hostile/kinds 0
+}
+
+# ping_burst N: N pings at 5 ms, each reply a receive buffer; losses are
+# the faults' (a dropped buffer, a ring reset).
+ping_burst()
+{
+	ping -q -c "$1" -i 0.005 -W 1 "$PEER_IP4" >/dev/null 2>&1
+	return 0
+}
+
+# rose STAT BEFORE N: the driver's STAT is at least BEFORE + N.
+rose()
+{
+	[ "$(stat "$HOST_IF" "$1")" -ge $(($2 + $3)) ]
+}
+
+# caught KIND STAT BEFORE: after the kind is off, wait until the driver's
+# STAT rose by what the model injected since I0, then judge.
+caught()
+{
+	local kind=$1 st=$2 before=$3 inj det
+
+	inj=$(($(injected "$kind") - I0))
+	wait_for "$OCTEP_WAIT" rose "$st" "$before" "$inj"
+	det=$(($(stat "$HOST_IF" "$st") - before))
+	if [ "$inj" -gt 0 ] && [ "$det" = "$inj" ]; then
+		ktap_ok "$kind: $inj injected, $det caught ($st)"
+	else
+		ktap_fail "$kind: every fault injected is caught" \
+			"$inj injected, $st +$det"
+	fi
+}
+
+ktap_plan 16
+ipsec_prepare
+check "modules load" octep_load || ktap_finish
+check "device 0 with 1 ring" octep_new 0 1 || ktap_finish
+check "peer namespace behind the wire" peer_setup || ktap_finish
+ktap_diag "HOSTILE_SEED=$HOSTILE_SEED"
+
+for k in rx_len:rx_resync:8 rx_ext:rx_bad_ext:8; do
+	IFS=: read -r kind st rate <<<"$k"
+	b=$(stat "$HOST_IF" "$st") I0=$(injected "$kind")
+	hostile_on "$kind" "$rate"
+	ping_burst 300
+	hostile_off
+	caught "$kind" "$st" "$b"
+	check "$kind: pings after it" ping -q -c 3 -i 0.2 -W 3 "$PEER_IP4"
+done
+
+for k in rx_count:rx_bad_count tx_count:tx_bad_count; do
+	IFS=: read -r kind st <<<"$k"
+	b=$(stat "$HOST_IF" "$st") I0=$(injected "$kind")
+	r0=$(stat "$HOST_IF" ring_resets)
+	hostile_on "$kind" 40
+	ping_burst 300
+	hostile_off
+	caught "$kind" "$st" "$b"
+	det=$(($(stat "$HOST_IF" "$st") - b))
+	wait_for "$OCTEP_WAIT" rose ring_resets "$r0" "$det"
+	r1=$(stat "$HOST_IF" ring_resets)
+	if [ $((r1 - r0)) -ge "$det" ] && [ "$det" -gt 0 ]; then
+		ktap_ok "$kind: a reset for each ($((r1 - r0)) resets)"
+	else
+		ktap_fail "$kind: a reset for each" \
+			"ring_resets $r0 -> $r1, $det caught"
+	fi
+	wait_for "$OCTEP_WAIT" ping -q -c 1 -W 1 "$PEER_IP4"
+	check "$kind: pings after it" ping -q -c 3 -i 0.2 -W 3 "$PEER_IP4"
+done
+
+# The mailbox: a crypto-offloaded pair, then states added and deleted.
+ipsec_crypto_pair transport 4
+b=$(stat "$HOST_IF" mbox_stray) I0=$(injected mbox)
+t0=$(stat "$HOST_IF" mbox_timeouts)
+hostile_on mbox 4
+fails=0
+for i in $(seq 1 60); do
+	spi=$((0x3000 + i))
+	ip xfrm state add src "$O_H" dst "$O_P" proto esp spi "$spi" \
+		reqid 5 mode transport aead 'rfc4106(gcm(aes))' \
+		"$IPSEC_K128" 128 offload dev "$HOST_IF" dir out 2>&1 |
+		grep -q . && fails=$((fails + 1))
+	ip xfrm state delete src "$O_H" dst "$O_P" proto esp spi "$spi"
+done
+hostile_off
+caught mbox mbox_stray "$b"
+t1=$(stat "$HOST_IF" mbox_timeouts)
+if [ "$fails" = 0 ] && [ "$t1" = "$t0" ]; then
+	ktap_ok "mbox: 60 offloaded adds answered, no timeout"
+else
+	ktap_fail "mbox: 60 offloaded adds answered, no timeout" \
+		"$fails adds warned, mbox_timeouts $t0 -> $t1"
+fi
+ip xfrm state flush
+ktap_finish
