@@ -125,6 +125,7 @@ enum octep_ipsec_cnt {
 	OCTEP_IPSEC_RX_POL_BLOCK,	/* an inbound block policy */
 	OCTEP_IPSEC_RX_TMPL_MISMATCH,	/* decrypted, but no policy takes it */
 	OCTEP_IPSEC_RX_EXPIRED,		/* its state past the hard limit */
+	OCTEP_IPSEC_RX_BACKSTOP,	/* clear text the block let through */
 	OCTEP_IPSEC_NCNT,
 };
 
@@ -138,10 +139,12 @@ enum octep_ipsec_cnt {
  * @mbox: the control mailbox
  * @info: what GET_INFO said
  * @flows: devlink param ipsec_flows (0, 1, 2)
- * @lock: @sas, @pols, @n_out_pols, @dead and @in_sas changes
+ * @lock: @sas, @pols, @n_out_pols, @n_in_pols, @dead and @in_sas changes
  * @sas: every offloaded state (struct octep_ipsec_sa)
  * @n_out_pols: outbound policies in the block's table; read locklessly
  *	by octep_ipsec_tx_flags()
+ * @n_in_pols: inbound policies in the block's table; read locklessly by
+ *	octep_ipsec_rx_wanted()
  * @hw_base: the block's OCTEP_SDP_IPSEC_CNT counters at probe
  * @hw_mib: the block's transmit drop counters as @stats_work last added
  *	them to /proc/net/xfrm_stat (only @stats_work touches them)
@@ -180,6 +183,7 @@ struct octep_ipsec {
 	spinlock_t lock;	/* see above */
 	struct list_head sas;
 	unsigned int n_out_pols;
+	unsigned int n_in_pols;
 	u64 hw_base[OCTEP_SDP_IPSEC_NCNT];
 	u64 hw_mib[OCTEP_SDP_IPSEC_NCNT];
 	struct list_head pols;
@@ -226,13 +230,18 @@ int octep_ipsec_rx_xfrm(struct octep_oq *oq, struct sk_buff *skb, u64 ext);
  * @ext: the response header's ext word
  *
  * Yes when the block says something about IPsec (its policy table has
- * dropped what inbound policies forbid, the stack trusting it to).
+ * dropped what inbound policies forbid, the stack trusting it to), and
+ * for everything while inbound policies are offloaded (the backstop).
  *
  * Return: true to call octep_ipsec_rx_xfrm().
  */
 static inline bool octep_ipsec_rx_wanted(struct octep_oq *oq, u64 ext)
 {
-	return FIELD_GET(OCTEP_SDP_RX_IPSEC_STATUS, ext);
+	struct octep_ipsec *ips = oq->qv->oct->ipsec;
+
+	/* n_in_pols: see octep_ipsec_policy_add(); a stale read is safe. */
+	return FIELD_GET(OCTEP_SDP_RX_IPSEC_STATUS, ext) ||
+	       (ips && READ_ONCE(ips->n_in_pols));
 }
 
 /* xfrm_stats.c, xfrm.c */

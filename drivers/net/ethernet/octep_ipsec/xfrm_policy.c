@@ -218,6 +218,8 @@ int octep_ipsec_policy_add(struct xfrm_policy *xp,
 	/* Read locklessly by octep_ipsec_tx_flags(). */
 	if (ent->dir == XFRM_DEV_OFFLOAD_OUT)
 		WRITE_ONCE(ips->n_out_pols, ips->n_out_pols + 1);
+	else
+		WRITE_ONCE(ips->n_in_pols, ips->n_in_pols + 1);
 	spin_unlock_bh(&ips->lock);
 	xp->xdo.offload_handle = (unsigned long)pol;
 	mod_delayed_work(system_wq, &ips->stats_work,
@@ -247,6 +249,8 @@ void octep_ipsec_policy_delete(struct xfrm_policy *xp)
 	if (ent) {
 		if (ent->dir == XFRM_DEV_OFFLOAD_OUT)
 			WRITE_ONCE(ips->n_out_pols, ips->n_out_pols - 1);
+		else
+			WRITE_ONCE(ips->n_in_pols, ips->n_in_pols - 1);
 		octep_ipsec_queue_dead(ips, ent);
 	}
 	spin_unlock_bh(&ips->lock);

@@ -242,14 +242,113 @@ void octep_ipsec_rx_account(struct octep_ipsec *ips, u32 handle,
 	rcu_read_unlock();
 }
 
+/* xfrm_selector_match() is not exported: the same test, the device aside. */
+static bool octep_ipsec_sel_match(const struct xfrm_selector *sel,
+				  const struct flowi *fl, u16 family)
+{
+	const union flowi_uli *uli;
+	u8 proto;
+
+	if (sel->family != family && sel->family != AF_UNSPEC)
+		return false;
+	if (family == AF_INET) {
+		const struct flowi4 *f = &fl->u.ip4;
+
+		if (!addr4_match(f->daddr, sel->daddr.a4, sel->prefixlen_d) ||
+		    !addr4_match(f->saddr, sel->saddr.a4, sel->prefixlen_s))
+			return false;
+		uli = &f->uli;
+		proto = f->flowi4_proto;
+	} else {
+		const struct flowi6 *f = &fl->u.ip6;
+
+		if (!addr_match(&f->daddr, &sel->daddr, sel->prefixlen_d) ||
+		    !addr_match(&f->saddr, &sel->saddr, sel->prefixlen_s))
+			return false;
+		uli = &f->uli;
+		proto = f->flowi6_proto;
+	}
+	if (sel->proto && sel->proto != proto)
+		return false;
+	return !((xfrm_flowi_sport(fl, uli) ^ sel->sport) & sel->sport_mask) &&
+	       !((xfrm_flowi_dport(fl, uli) ^ sel->dport) & sel->dport_mask);
+}
+
+/*
+ * A frame the block passed as clear text while inbound policies are
+ * offloaded. 6.12's __xfrm_policy_check() accepts clear text under a
+ * packet-offload policy unchecked (the hardware is to have checked it),
+ * so a block whose table missed the policy would let in, in clear, what
+ * the policy protects. Find the policy here as the block would (a
+ * matching selector, the lowest priority, then the oldest): IPsec or
+ * block drops the frame. ESP and AH are software's (xfrm_input()); what
+ * does not parse the stack drops itself (XfrmInHdrError). A frame with
+ * one VLAN tag is looked into: the VLAN device hands it to the same check.
+ *
+ * Return: true when @skb is to be dropped (not freed here).
+ */
+static bool octep_ipsec_rx_backstop(struct octep_ipsec *ips,
+				    struct sk_buff *skb)
+{
+	const struct octep_ipsec_pol *pol, *best = NULL;
+	bool block = false, drop = false;
+	__be16 proto = skb->protocol;
+	struct flowi fl;
+	u16 family;
+
+	if (eth_type_vlan(proto)) {
+		struct vlan_hdr _vh;
+		const struct vlan_hdr *vh;
+
+		vh = skb_header_pointer(skb, 0, sizeof(_vh), &_vh);
+		if (!vh)
+			return false;
+		proto = vh->h_vlan_encapsulated_proto;
+	}
+	if (proto == htons(ETH_P_IP))
+		family = AF_INET;
+	else if (proto == htons(ETH_P_IPV6))
+		family = AF_INET6;
+	else
+		return false;
+	/* The dissector starts there; the stack sets it again later. */
+	skb_reset_network_header(skb);
+	if (__xfrm_decode_session(dev_net(skb->dev), skb, &fl, family, 0) < 0 ||
+	    fl.flowi_proto == IPPROTO_ESP || fl.flowi_proto == IPPROTO_AH)
+		return false;
+
+	/* Softirq: ips->lock is otherwise taken with bottom halves off. */
+	spin_lock(&ips->lock);
+	list_for_each_entry(pol, &ips->pols, all) {
+		const struct xfrm_policy *xp = pol->xp;
+
+		if (!pol->ent || pol->ent->dir != XFRM_DEV_OFFLOAD_IN ||
+		    (best && xp->priority >= best->xp->priority))
+			continue;
+		if (octep_ipsec_sel_match(&xp->selector, &fl, family))
+			best = pol;
+	}
+	if (best) {
+		block = best->xp->action == XFRM_POLICY_BLOCK;
+		drop = block || best->xp->xfrm_nr;
+	}
+	spin_unlock(&ips->lock);
+	if (drop)
+		XFRM_INC_STATS(dev_net(skb->dev),
+			       block ? LINUX_MIB_XFRMINPOLBLOCK :
+				       LINUX_MIB_XFRMINTMPLMISMATCH);
+	return drop;
+}
+
 /**
  * octep_ipsec_rx_xfrm() - act on the block's IPsec verdict for a packet
  * @oq: the output ring
  * @skb: the packet, after eth_type_trans()
- * @ext: the response header's ext word (nonzero IPsec status)
+ * @ext: the response header's ext word
  *
  * The block's policy table dropped what an offloaded inbound policy
- * forbids; such a packet is counted here and freed.
+ * forbids; such a packet is counted here and freed, as is clear text the
+ * block passed that such a policy covers (octep_ipsec_rx_backstop()).
  *
  * Return: 0 to hand @skb up (with a secpath when the block decrypted it),
  * or a negative errno when @skb was dropped and freed (counted).
@@ -268,7 +367,11 @@ int octep_ipsec_rx_xfrm(struct octep_oq *oq, struct sk_buff *skb, u64 ext)
 		return 0;
 	switch (FIELD_GET(OCTEP_SDP_RX_IPSEC_STATUS, ext)) {
 	case OCTEP_SDP_IPSEC_NONE:
-		return 0;
+		if (!octep_ipsec_rx_backstop(ips, skb))
+			return 0;
+		octep_ipsec_inc(ips, OCTEP_IPSEC_RX_BACKSTOP);
+		kfree_skb(skb);
+		return -EBADMSG;
 	case OCTEP_SDP_IPSEC_POL_MISMATCH:
 		/* Clear text under an IPsec policy, or ESP of the wrong SA. */
 		c = handle ? OCTEP_IPSEC_RX_TMPL_MISMATCH :

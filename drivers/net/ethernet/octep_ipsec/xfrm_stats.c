@@ -25,6 +25,7 @@ static const char * const octep_ipsec_cnt_names[OCTEP_IPSEC_NCNT] = {
 	[OCTEP_IPSEC_RX_POL_BLOCK] = "ipsec_rx_policy_block",
 	[OCTEP_IPSEC_RX_TMPL_MISMATCH] = "ipsec_rx_tmpl_mismatch",
 	[OCTEP_IPSEC_RX_EXPIRED] = "ipsec_rx_expired",
+	[OCTEP_IPSEC_RX_BACKSTOP] = "ipsec_rx_backstop",
 };
 
 /* Device-wide names after the per-state counters: the mailbox's. */

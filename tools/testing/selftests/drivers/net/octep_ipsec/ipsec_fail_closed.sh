@@ -15,6 +15,9 @@
 #  - the SA hidden: the block drops what it cannot encrypt and counts it
 #    (ipsec_out_drop, the model's tx_no_entry, and within a second
 #    XfrmOutStateInvalid, where software would count a bad state);
+#  - the inbound policy hidden and the peer sending in clear: the
+#    driver's backstop drops it (ipsec_rx_backstop, XfrmInTmplMismatch),
+#    none of it reaches ICMP or UDP;
 #  - a packet-offload SA on ours whose route goes out another device (a
 #    dummy): dropped by the stack (XfrmOutError), nothing on that device;
 #  - states the block would not enforce as the stack does are refused:
@@ -30,7 +33,7 @@ VLAN_P=198.51.100.2
 DUM_H=203.0.113.1
 DUM_P=203.0.113.2
 
-ktap_plan 14
+ktap_plan 15
 
 modprobe 8021q 2>/dev/null
 modprobe dummy 2>/dev/null
@@ -193,6 +196,37 @@ if ping_ok "$VLAN_P" 3; then
 else
 	ktap_fail "the SA back in the block: ping works again" \
 		"$(sim_read ipsec/table | tr '\n' ';')"
+fi
+
+# e. The block's inbound policy hidden, and the peer sending in clear
+# (its policies gone): 6.12 takes clear text under a packet-offload policy
+# unchecked, so the driver's backstop must drop it, tagged as it comes.
+# snmp GROUP FIELD: /proc/net/snmp's FIELD of GROUP (a header line, then
+# the values).
+snmp()
+{
+	awk -v p="$1:" -v f="$2" '
+		$1 == p && !h { for (i = 2; i <= NF; i++) c[$i] = i; h = 1; next }
+		$1 == p { print $c[f]; exit }' /proc/net/snmp
+}
+pin=$(table_handle policy in)
+sim_write ipsec/hide "${pin:-0}"
+in_peer ip xfrm policy flush
+b0=$(stat "$HOST_IF" ipsec_rx_backstop) e0=$(snmp Icmp InEchos)
+u0=$(snmp Udp NoPorts) t0=$(xfrm_stat XfrmInTmplMismatch)
+in_peer ping -c 3 -i 0.2 -W 1 "$VLAN_H" >/dev/null 2>&1
+in_peer python3 -c "$SEND_UDP" "$VLAN_H"
+sleep 1
+sim_write ipsec/hide 0
+back=$(($(stat "$HOST_IF" ipsec_rx_backstop) - b0))
+echos=$(($(snmp Icmp InEchos) - e0)) noports=$(($(snmp Udp NoPorts) - u0))
+tmpl=$(($(xfrm_stat XfrmInTmplMismatch) - t0))
+why="hidden policy ${pin:-none}; ipsec_rx_backstop +$back, IcmpInEchos +$echos, UdpNoPorts +$noports, XfrmInTmplMismatch +$tmpl"
+if [ -n "$pin" ] && [ "$back" -ge 4 ] && [ "$echos" = 0 ] &&
+   [ "$noports" = 0 ] && [ "$tmpl" -ge 4 ]; then
+	ktap_ok "the block's inbound policy hidden: clear text dropped, counted ($why)"
+else
+	ktap_fail "the block's inbound policy hidden: clear text dropped, counted" "$why"
 fi
 ipsec_flush
 
