@@ -4,12 +4,13 @@
 # Soak: a hostile block (hostile.sh's kinds, all of them) under a TCP
 # stream each way over ESP, crypto and packet offload in turn, with
 # -L and -G changes, until HOSTILE_FAULTS faults were injected (default
-# 1000; `make check-soak` 100000) or HOSTILE_SECS passed (default 120;
-# 6600 there). A round: offload a transport pair; 20 offloaded states
-# added and deleted and HOSTILE_PHASE seconds (default 5) of bad lengths,
+# 1000; `make check-soak` 100000), each kind at least once, or until
+# HOSTILE_SECS passed (default 120; 6600 there). A round: offload a
+# transport pair; 20 offloaded states added and deleted and
+# HOSTILE_PHASE seconds (default 5; 30 there) of bad lengths,
 # odd checksum results and stray mailbox responses at one opportunity in
 # HOSTILE_RATE (default 16; 4 there); HOSTILE_PHASE seconds of bad counts
-# at one in 400 (each costs a reset); -L and -G toggled; the pair flushed.
+# at one in 100 (each costs a reset); -L and -G toggled; the pair flushed.
 # Seeded (HOSTILE_SEED, printed).
 #
 # Asserted, per kind: some were injected; the driver never counted more
@@ -91,8 +92,19 @@ done
 drops0=$(stat "$HOST_IF" rx_drops)
 streams_start
 t0=$SECONDS rounds=0 noffl=0
-while [ "$(injected_total)" -lt "$HOSTILE_FAULTS" ] &&
-      [ $((SECONDS - t0)) -lt "$HOSTILE_SECS" ]; do
+# more: fewer than HOSTILE_FAULTS injected, or a kind not yet.
+more()
+{
+	local k
+
+	[ "$(injected_total)" -lt "$HOSTILE_FAULTS" ] && return 0
+	for k in $KINDS; do
+		[ "$(injected "$k")" -gt "${I0[$k]}" ] || return 0
+	done
+	return 1
+}
+
+while more && [ $((SECONDS - t0)) -lt "$HOSTILE_SECS" ]; do
 	rounds=$((rounds + 1))
 	type=crypto
 	[ $((rounds % 2)) = 0 ] && type=packet
@@ -102,7 +114,7 @@ while [ "$(injected_total)" -lt "$HOSTILE_FAULTS" ] &&
 	hostile 19 "$HOSTILE_RATE"	# rx_len, rx_ext, mbox
 	churn 20
 	sleep "$HOSTILE_PHASE"
-	hostile 12 400		# rx_count, tx_count
+	hostile 12 100		# rx_count, tx_count
 	sleep "$HOSTILE_PHASE"
 	hostile 0 0
 	ethtool -L "$HOST_IF" combined $((rounds % 2 + 1)) 2>/dev/null
