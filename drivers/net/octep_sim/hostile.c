@@ -22,6 +22,7 @@ static const char *const osim_hk_names[OSIM_HK_NUM] = {
 	[OSIM_HK_RX_COUNT] = "rx_count",
 	[OSIM_HK_TX_COUNT] = "tx_count",
 	[OSIM_HK_MBOX] = "mbox",
+	[OSIM_HK_MBOX_BAD] = "mbox_bad",
 };
 
 /* xorshift64*: reproducible from the seed, cheap, good enough for faults. */

@@ -158,6 +158,29 @@ static void osim_mbox_hostile(struct osim_ipsec *ips, unsigned int n)
 	ips->c2h_prod += 1 + size;
 }
 
+/*
+ * The hostile mode's answer gone wrong: its id or its command changed, or
+ * a size past any response (the host then cannot find the next header).
+ */
+static void osim_mbox_corrupt(struct osim_ipsec *ips, u64 *hdr)
+{
+	u32 rnd;
+
+	if (!osim_hostile(ips->dev, OSIM_HK_MBOX_BAD, &rnd))
+		return;
+	switch (rnd % 3) {
+	case 0:
+		*hdr ^= FIELD_PREP(OCTEP_SDP_MBOX_HDR_ID, BIT(31));
+		break;
+	case 1:
+		*hdr ^= FIELD_PREP(OCTEP_SDP_MBOX_HDR_CMD, 0x80);
+		break;
+	default:
+		*hdr |= OCTEP_SDP_MBOX_HDR_SIZE;
+		break;
+	}
+}
+
 /* Answer one request; runs without mbox_lock (the table may sleep). */
 static unsigned int osim_mbox_answer(struct osim_ipsec *ips, u64 hdr,
 				     const __le64 *body, unsigned int words,
@@ -245,6 +268,7 @@ static void osim_mbox_work(struct work_struct *work)
 
 		spin_lock_irq(&ips->mbox_lock);
 		osim_mbox_hostile(ips, n);
+		osim_mbox_corrupt(ips, out);
 		for (i = 0; i < n; i++)
 			ips->c2h[(ips->c2h_prod + i) % OSIM_MBOX_Q] = out[i];
 		ips->c2h_prod += n;

@@ -333,6 +333,7 @@ struct osim_sdp {
  * @OSIM_HK_RX_COUNT: an output count larger than any ring
  * @OSIM_HK_TX_COUNT: an input count larger than any ring
  * @OSIM_HK_MBOX: a mailbox response nobody asked for
+ * @OSIM_HK_MBOX_BAD: a mailbox response with a wrong id, command or size
  * @OSIM_HK_NUM: the number of kinds
  */
 enum osim_hk {
@@ -341,6 +342,7 @@ enum osim_hk {
 	OSIM_HK_RX_COUNT,
 	OSIM_HK_TX_COUNT,
 	OSIM_HK_MBOX,
+	OSIM_HK_MBOX_BAD,
 	OSIM_HK_NUM
 };
 

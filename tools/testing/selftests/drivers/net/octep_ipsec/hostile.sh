@@ -11,7 +11,10 @@
 #    completed on it, counted (rx_bad_count, tx_bad_count), the rings
 #    reset (ring_resets);
 #  - mbox: a mailbox response nobody asked for: counted (mbox_stray), and
-#    every request still gets its own answer (no mbox_timeouts).
+#    every request still gets its own answer (no mbox_timeouts);
+#  - mbox_bad: the answer itself with a wrong id, command or size: counted
+#    (mbox_stray), the request fails at its timeout, and adds work again
+#    once the block answers the resync.
 #
 # Asserted for each kind: the model injected some, the driver counted
 # exactly as many, and the device carries pings afterwards.
@@ -27,7 +30,7 @@ hostile_bit()
 {
 	case $1 in
 	rx_len) echo 1 ;; rx_ext) echo 2 ;; rx_count) echo 4 ;;
-	tx_count) echo 8 ;; mbox) echo 16 ;;
+	tx_count) echo 8 ;; mbox) echo 16 ;; mbox_bad) echo 32 ;;
 	esac
 }
 
@@ -58,6 +61,15 @@ ping_burst()
 	return 0
 }
 
+# sa_add SPI: an outbound state, crypto offload asked for; prints what
+# ip(8) said (nothing when it was offloaded).
+sa_add()
+{
+	ip xfrm state add src "$O_H" dst "$O_P" proto esp spi "$1" reqid 5 \
+		mode transport aead 'rfc4106(gcm(aes))' "$IPSEC_K128" 128 \
+		offload dev "$HOST_IF" dir out 2>&1
+}
+
 # rose STAT BEFORE N: the driver's STAT is at least BEFORE + N.
 rose()
 {
@@ -81,7 +93,7 @@ caught()
 	fi
 }
 
-ktap_plan 16
+ktap_plan 19
 ipsec_prepare
 check "modules load" octep_load || ktap_finish
 check "device 0 with 1 ring" octep_new 0 1 || ktap_finish
@@ -127,10 +139,7 @@ hostile_on mbox 4
 fails=0
 for i in $(seq 1 60); do
 	spi=$((0x3000 + i))
-	ip xfrm state add src "$O_H" dst "$O_P" proto esp spi "$spi" \
-		reqid 5 mode transport aead 'rfc4106(gcm(aes))' \
-		"$IPSEC_K128" 128 offload dev "$HOST_IF" dir out 2>&1 |
-		grep -q . && fails=$((fails + 1))
+	[ -n "$(sa_add "$spi")" ] && fails=$((fails + 1))
 	ip xfrm state delete src "$O_H" dst "$O_P" proto esp spi "$spi"
 done
 hostile_off
@@ -141,6 +150,31 @@ if [ "$fails" = 0 ] && [ "$t1" = "$t0" ]; then
 else
 	ktap_fail "mbox: 60 offloaded adds answered, no timeout" \
 		"$fails adds warned, mbox_timeouts $t0 -> $t1"
+fi
+
+# mbox_bad: the answers to an add corrupted (id, command or size): each
+# counted as stray, the add fails at its timeout, the mailbox is refused
+# until the block answers the resync, then adds work again.
+b=$(stat "$HOST_IF" mbox_stray) I0=$(injected mbox_bad)
+t0=$(stat "$HOST_IF" mbox_timeouts)
+hostile_on mbox_bad 1
+out=$(sa_add 0x3100)
+hostile_off
+caught mbox_bad mbox_stray "$b"
+t1=$(stat "$HOST_IF" mbox_timeouts)
+if [ -n "$out" ] && [ "$t1" -gt "$t0" ]; then
+	ktap_ok "mbox_bad: the add failed at its timeout ($out)"
+else
+	ktap_fail "mbox_bad: the add failed at its timeout" \
+		"ip: '$out', mbox_timeouts $t0 -> $t1"
+fi
+wait_for 30 mbox_answering
+out=$(sa_add 0x3101)
+if [ -z "$out" ] && ipsec_offloaded 0x3101 "$O_H" "$O_P"; then
+	ktap_ok "mbox_bad: once the block answers again, an add is offloaded"
+else
+	ktap_fail "mbox_bad: once the block answers again, an add is offloaded" \
+		"ip: '$out'"
 fi
 ip xfrm state flush
 ktap_finish
