@@ -239,7 +239,11 @@ static inline bool octep_ipsec_rx_wanted(struct octep_oq *oq, u64 ext)
 {
 	struct octep_ipsec *ips = oq->qv->oct->ipsec;
 
-	/* n_in_pols: see octep_ipsec_policy_add(); a stale read is safe. */
+	/*
+	 * Pairs with the WRITE_ONCE()s under ips->lock. A stale zero skips
+	 * the backstop for a frame the block checked against a table that
+	 * already holds the new policy (its add was answered first).
+	 */
 	return FIELD_GET(OCTEP_SDP_RX_IPSEC_STATUS, ext) ||
 	       (ips && READ_ONCE(ips->n_in_pols));
 }

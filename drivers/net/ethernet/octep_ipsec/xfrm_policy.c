@@ -215,7 +215,7 @@ int octep_ipsec_policy_add(struct xfrm_policy *xp,
 	}
 	pol->ent = ent;
 	list_add_tail(&pol->all, &ips->pols);
-	/* Read locklessly by octep_ipsec_tx_flags(). */
+	/* Read locklessly by octep_ipsec_tx_flags() and _rx_wanted(). */
 	if (ent->dir == XFRM_DEV_OFFLOAD_OUT)
 		WRITE_ONCE(ips->n_out_pols, ips->n_out_pols + 1);
 	else
