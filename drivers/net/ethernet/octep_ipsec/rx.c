@@ -587,7 +587,8 @@ static int octep_poll_ring(struct octep_qvec *qv, int budget)
 
 	if (unlikely(test_bit(OCTEP_OQ_BAD, &oq->flags))) {
 		/* Left to the reset (octep_ring_bad()); the interrupt off. */
-		napi_complete_done(napi, 0);
+		if (budget)	/* netpoll (0) must not complete */
+			napi_complete_done(napi, 0);
 		return 0;
 	}
 	tx_done = octep_iq_reap(&qv->iq, budget);
