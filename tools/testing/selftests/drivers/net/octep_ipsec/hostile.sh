@@ -176,5 +176,5 @@ else
 	ktap_fail "mbox_bad: once the block answers again, an add is offloaded" \
 		"ip: '$out'"
 fi
-ip xfrm state flush
+ipsec_flush
 ktap_finish

@@ -187,16 +187,17 @@ on_exit()
 
 lib_exit()
 {
-	local rc=$? i id
+	local rc=$? i id peer=$LIB_PEER
 
 	trap - EXIT
 	for ((i = ${#LIB_EXIT_CMDS[@]} - 1; i >= 0; i--)); do
 		eval "${LIB_EXIT_CMDS[i]}" >/dev/null 2>&1
 	done
-	[ "$LIB_PEER" -eq 1 ] && peer_teardown >/dev/null 2>&1
+	# peer_teardown clears LIB_PEER: judged on the value from before.
+	[ "$peer" -eq 1 ] && peer_teardown >/dev/null 2>&1
 	# The host's IPsec policies outlive the test that made them, and
 	# would hold the next test's traffic to the same peer addresses.
-	if [ "$LIB_PEER" -eq 1 ]; then
+	if [ "$peer" -eq 1 ]; then
 		ip xfrm policy flush >/dev/null 2>&1
 		ip xfrm state flush >/dev/null 2>&1
 	fi
