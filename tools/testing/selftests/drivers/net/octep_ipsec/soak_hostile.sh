@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Soak: a hostile block (hostile.sh's kinds, all of them) under a TCP
+# Soak (make check-soak): a hostile block (hostile.sh's kinds, all of them) under a TCP
 # stream each way over ESP, crypto and packet offload in turn, with -L
 # and -G changes, until HOSTILE_FAULTS faults were injected (default 1000;
 # `make check-soak` 100000) or HOSTILE_SECS passed (default 120; 6600
@@ -18,7 +18,7 @@
 # unread at a reset or reconfiguration (injected - caught <= rx_drops
 # gained); every stray mailbox response was counted. Then, the faults
 # off: both streams flow, the peer answers pings over an offloaded pair;
-# no splat, and in the debug tier no leak. Prints the counts.
+# no splat, and on the debug kernel no leak. Prints the counts.
 
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
