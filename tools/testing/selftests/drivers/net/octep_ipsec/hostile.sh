@@ -21,6 +21,7 @@
 
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
+source "$(dirname "$0")/hostile_lib.inc"
 require_cmd ip ethtool ping
 
 : "${HOSTILE_SEED:=$(( (RANDOM << 15) | RANDOM ))}"
@@ -32,12 +33,6 @@ hostile_bit()
 	rx_len) echo 1 ;; rx_ext) echo 2 ;; rx_count) echo 4 ;;
 	tx_count) echo 8 ;; mbox) echo 16 ;; mbox_bad) echo 32 ;;
 	esac
-}
-
-# injected KIND: what the model injected of KIND so far.
-injected()
-{
-	awk -v k="$1" '$1 == k { print $2 }' "$SIM_DBG/hostile/injected"
 }
 
 # hostile_on KIND RATE: KIND alone, one opportunity in RATE, seeded.
@@ -59,21 +54,6 @@ ping_burst()
 {
 	ping -q -c "$1" -i 0.005 -W 1 "$PEER_IP4" >/dev/null 2>&1
 	return 0
-}
-
-# sa_add SPI: an outbound state, crypto offload asked for; prints what
-# ip(8) said (nothing when it was offloaded).
-sa_add()
-{
-	ip xfrm state add src "$O_H" dst "$O_P" proto esp spi "$1" reqid 5 \
-		mode transport aead 'rfc4106(gcm(aes))' "$IPSEC_K128" 128 \
-		offload dev "$HOST_IF" dir out 2>&1
-}
-
-# rose STAT BEFORE N: the driver's STAT is at least BEFORE + N.
-rose()
-{
-	[ "$(stat "$HOST_IF" "$1")" -ge $(($2 + $3)) ]
 }
 
 # caught KIND STAT BEFORE: after the kind is off, wait until the driver's

@@ -22,6 +22,7 @@
 
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
+source "$(dirname "$0")/hostile_lib.inc"
 require_cmd ip iperf3 ethtool python3
 
 : "${HOSTILE_FAULTS:=1000}"
@@ -36,20 +37,9 @@ declare -A STAT=([rx_len]=rx_resync [rx_ext]=rx_bad_ext
 		 [rx_count]=rx_bad_count [tx_count]=tx_bad_count
 		 [mbox]=mbox_stray)
 
-injected()
-{
-	awk -v k="$1" '$1 == k { print $2 }' "$SIM_DBG/hostile/injected"
-}
-
 injected_total()
 {
 	awk '{ n += $2 } END { print n + 0 }' "$SIM_DBG/hostile/injected"
-}
-
-# rose STAT BEFORE N: the driver's STAT is at least BEFORE + N.
-rose()
-{
-	[ "$(stat "$HOST_IF" "$1")" -ge $(($2 + $3)) ]
 }
 
 # churn N: N offloaded states added and deleted, for mailbox answers.
@@ -59,10 +49,7 @@ churn()
 
 	for ((i = 0; i < $1; i++)); do
 		spi=$((0x3000 + i))
-		ip xfrm state add src "$O_H" dst "$O_P" proto esp spi "$spi" \
-			reqid 5 mode transport aead 'rfc4106(gcm(aes))' \
-			"$IPSEC_K128" 128 offload dev "$HOST_IF" dir out \
-			2>/dev/null
+		sa_add "$spi" >/dev/null
 		ip xfrm state delete src "$O_H" dst "$O_P" proto esp \
 			spi "$spi" 2>/dev/null
 	done
