@@ -13,7 +13,7 @@
 #
 # 6.12's copies need two things their tree does not give: the csum binary
 # (built here from net/lib/csum.c into an overlay over that read-only
-# directory) and cfg.remote_ifname, which hw/csum.py reads and 6.12's
+# directory, behind a wrapper that widens its receive window) and cfg.remote_ifname, which hw/csum.py reads and 6.12's
 # NetDrvEpEnv does not set (a shim sets it to the peer's end of the wire).
 # hw/pp_alloc_fail.py is not run: its fail_function injection of
 # page_pool_alloc_pages trips a lockdep report in 6.12 itself, it wants
@@ -39,8 +39,31 @@ mkdir -p "$LIB_TMPDIR/up" "$LIB_TMPDIR/work"
 if mount -t overlay overlay -o "lowerdir=$KSFT/net/lib,upperdir=$LIB_TMPDIR/up,workdir=$LIB_TMPDIR/work" \
 	"$KSFT/net/lib" 2>"$LIB_TMPDIR/mount.err"; then
 	on_exit "umount $KSFT/net/lib"
-	gcc -O2 -I "$KSFT" -o "$KSFT/net/lib/csum" "$KSFT/net/lib/csum.c" \
+	gcc -O2 -I "$KSFT" -o "$KSFT/net/lib/csum.bin" "$KSFT/net/lib/csum.c" \
 		>"$LIB_TMPDIR/csum.err" 2>&1
+	# The receiver counts for a fixed window from its own start (1 s
+	# for hw/csum.py's transmit cases, 2 s by default) while Python
+	# starts the sender: under an emulated CPU beside another guest
+	# that start alone can take the window. A window of at least 5 s;
+	# what the receiver must see (every packet, every checksum) is
+	# unchanged.
+	cat >"$KSFT/net/lib/csum" <<'SH'
+#!/bin/bash
+args=()
+win=0
+while [ $# -gt 0 ]; do
+	if [ "$1" = -L ]; then
+		win=$2
+		shift 2
+		continue
+	fi
+	args+=("$1")
+	shift
+done
+[ "$win" -ge 5 ] 2>/dev/null || win=5
+exec "$(dirname "$0")/csum.bin" -L "$win" "${args[@]}"
+SH
+	chmod +x "$KSFT/net/lib/csum"
 fi
 cat >"$LIB_TMPDIR/shim.py" <<'PY'
 import os
