@@ -23,6 +23,7 @@ static const char *const osim_hk_names[OSIM_HK_NUM] = {
 	[OSIM_HK_TX_COUNT] = "tx_count",
 	[OSIM_HK_MBOX] = "mbox",
 	[OSIM_HK_MBOX_BAD] = "mbox_bad",
+	[OSIM_HK_IRQ_STORM] = "irq_storm",
 };
 
 /* xorshift64*: reproducible from the seed, cheap, good enough for faults. */
@@ -155,6 +156,14 @@ static int osim_injected_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(osim_injected);
 
+static int osim_storm_fires_get(void *data, u64 *val)
+{
+	*val = atomic64_read(data);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(osim_storm_fires_fops, osim_storm_fires_get, NULL,
+			 "%llu\n");
+
 /**
  * osim_hostile_init() - the hostile mode, off
  * @dev: the block, before its engine runs
@@ -180,4 +189,6 @@ void osim_hostile_debugfs(struct osim_dev *dev)
 	debugfs_create_file_unsafe("rate", 0600, dir, h, &osim_rate_fops);
 	debugfs_create_file_unsafe("kinds", 0600, dir, h, &osim_kinds_fops);
 	debugfs_create_file("injected", 0400, dir, h, &osim_injected_fops);
+	debugfs_create_file_unsafe("storm_fires", 0400, dir, &h->storm_fires,
+				   &osim_storm_fires_fops);
 }

@@ -111,6 +111,45 @@ static void osim_irq_csd(void *info)
 	generic_handle_domain_irq_safe(h->dev->domain, h->hwirq);
 }
 
+/* Deliver one interrupt on @h's line, on its CPU. */
+static void osim_send(struct osim_hwirq *h)
+{
+	int cpu;
+
+	/* Pairs with the WRITE_ONCE() in osim_irq_set_affinity(). */
+	cpu = READ_ONCE(h->cpu);
+	if (cpu >= 0 && cpu != raw_smp_processor_id() && cpu_online(cpu)) {
+		/* -EBUSY: one is on its way there already. */
+		smp_call_function_single_async(cpu, &h->csd);
+		return;
+	}
+	irq_work_queue(&h->work);
+}
+
+/*
+ * The hostile mode's storm: the line fires every OSIM_STORM_PERIOD_NS
+ * whatever INT_LEVELS say, until the kind is turned off. What stops it
+ * reaching the driver is the IRQ core's disable, taken here as a vector
+ * masked in the MSI-X table: the block's messages held, not sent.
+ */
+static enum hrtimer_restart osim_storm_fn(struct hrtimer *t)
+{
+	struct osim_hwirq *h = container_of(t, struct osim_hwirq, storm);
+	struct osim_dev *dev = h->dev;
+
+	if (test_bit(OSIM_F_DYING, &dev->flags) ||
+	    test_bit(OSIM_F_GONE, &dev->flags) ||
+	    !(READ_ONCE(dev->hostile.kinds) & BIT(OSIM_HK_IRQ_STORM))) {
+		clear_bit(0, &h->storming);
+		return HRTIMER_NORESTART;
+	}
+	atomic64_inc(&dev->hostile.storm_fires);
+	if (!irqd_irq_disabled(irq_get_irq_data(h->virq)))
+		osim_send(h);
+	hrtimer_forward_now(t, ns_to_ktime(OSIM_STORM_PERIOD_NS));
+	return HRTIMER_RESTART;
+}
+
 /**
  * osim_fire() - send one interrupt to Linux
  * @dev: device
@@ -124,7 +163,6 @@ static void osim_irq_csd(void *info)
 bool osim_fire(struct osim_dev *dev, unsigned int hwirq)
 {
 	struct osim_hwirq *h = &dev->hwirqs[hwirq];
-	int cpu;
 
 	if (test_bit(OSIM_F_DYING, &dev->flags) ||
 	    test_bit(OSIM_F_GONE, &dev->flags))
@@ -137,15 +175,15 @@ bool osim_fire(struct osim_dev *dev, unsigned int hwirq)
 			return false;
 		}
 		atomic64_inc(&ring->irq_fired);
+		/* One storm a line at a time: one injection, one to catch. */
+		if (!test_bit(0, &h->storming) &&
+		    osim_hostile(dev, OSIM_HK_IRQ_STORM, NULL) &&
+		    !test_and_set_bit(0, &h->storming))
+			hrtimer_start(&h->storm,
+				      ns_to_ktime(OSIM_STORM_PERIOD_NS),
+				      HRTIMER_MODE_REL_HARD);
 	}
-	/* Pairs with the WRITE_ONCE() in osim_irq_set_affinity(). */
-	cpu = READ_ONCE(h->cpu);
-	if (cpu >= 0 && cpu != raw_smp_processor_id() && cpu_online(cpu)) {
-		/* -EBUSY: one is on its way there already. */
-		smp_call_function_single_async(cpu, &h->csd);
-		return true;
-	}
-	irq_work_queue(&h->work);
+	osim_send(h);
 	return true;
 }
 
@@ -163,6 +201,12 @@ int osim_irq_init(struct osim_dev *dev)
 	unsigned int i;
 	int virq;
 
+	/* Every line's, before anything can fail: osim_irq_fini() cancels. */
+	for (i = 0; i < OSIM_NR_HWIRQ; i++) {
+		hrtimer_init(&dev->hwirqs[i].storm, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_HARD);
+		dev->hwirqs[i].storm.function = osim_storm_fn;
+	}
 	dev->fwnode = irq_domain_alloc_named_fwnode(dev_name(&dev->dev));
 	if (!dev->fwnode)
 		return -ENOMEM;
@@ -189,6 +233,7 @@ int osim_irq_init(struct osim_dev *dev)
 			osim_irq_fini(dev);
 			return -ENOMEM;
 		}
+		h->virq = virq;
 		if (i == OSIM_HWIRQ_MBOX)
 			sdp->mbox_irq = virq;
 		else
@@ -211,6 +256,8 @@ void osim_irq_fini(struct osim_dev *dev)
 	for (i = 0; i < OSIM_NR_HWIRQ; i++) {
 		struct osim_hwirq *h = &dev->hwirqs[i];
 
+		/* DYING is set: a storm's timer stops at its next expiry. */
+		hrtimer_cancel(&h->storm);
 		irq_work_sync(&h->work);
 		/* An IPI on its way: the CPU unlocks the csd when it has run. */
 		while (smp_load_acquire(&h->csd.node.u_flags) & CSD_FLAG_LOCK)

@@ -262,6 +262,9 @@ struct osim_ring {
  * @csd: sends it on @cpu
  * @cpu: CPU the interrupt is sent on (its affinity), or -1 for the CPU that
  *	raised it
+ * @virq: the Linux IRQ it is mapped to (0: none)
+ * @storm: the hostile mode's storm on this line (osim_storm_fn())
+ * @storming: @storm is running
  */
 struct osim_hwirq {
 	struct osim_dev *dev;
@@ -269,6 +272,9 @@ struct osim_hwirq {
 	struct irq_work work;
 	call_single_data_t csd;
 	int cpu;
+	unsigned int virq;
+	struct hrtimer storm;
+	unsigned long storming;
 };
 
 /**
@@ -334,6 +340,8 @@ struct osim_sdp {
  * @OSIM_HK_TX_COUNT: an input count larger than any ring
  * @OSIM_HK_MBOX: a mailbox response nobody asked for
  * @OSIM_HK_MBOX_BAD: a mailbox response with a wrong id, command or size
+ * @OSIM_HK_IRQ_STORM: a ring pair's line that fires every
+ *	OSIM_STORM_PERIOD_NS, enabled or not, until the kind is turned off
  * @OSIM_HK_NUM: the number of kinds
  */
 enum osim_hk {
@@ -343,8 +351,12 @@ enum osim_hk {
 	OSIM_HK_TX_COUNT,
 	OSIM_HK_MBOX,
 	OSIM_HK_MBOX_BAD,
+	OSIM_HK_IRQ_STORM,
 	OSIM_HK_NUM
 };
+
+/* How often a storming line fires: 20 kHz. */
+#define OSIM_STORM_PERIOD_NS	(50 * NSEC_PER_USEC)
 
 /* A count no ring can hold: what the count faults add. */
 #define OSIM_HOSTILE_COUNT	BIT(24)
@@ -355,7 +367,8 @@ enum osim_hk {
  * @state: the generator, from the seed
  * @rate: one opportunity in @rate becomes a fault; 0 for none
  * @kinds: the kinds on, a mask of BIT(enum osim_hk)
- * @injected: faults injected, per kind
+ * @injected: faults injected, per kind (for irq_storm: storms started)
+ * @storm_fires: interrupts the storms raised, held ones included
  */
 struct osim_hostile {
 	spinlock_t lock;	/* the generator, rate, kinds, counts */
@@ -363,6 +376,7 @@ struct osim_hostile {
 	u32 rate;
 	u32 kinds;
 	u64 injected[OSIM_HK_NUM];
+	atomic64_t storm_fires;
 };
 
 /**
