@@ -55,6 +55,7 @@ static const char * const octep_dev_names[] = {
 	"quiesce_cycles", "quiesce_waits", "quiesce_wait_max_us",
 	"tx_timeouts", "rx_stall_reports", "ring_resets", "ring_rescues",
 	"reconf_refused", "rx_bad_ext", "rx_bad_count", "tx_bad_count",
+	"irq_storms",
 };
 
 #define OCTEP_N_RX	ARRAY_SIZE(octep_rx_names)
@@ -201,6 +202,7 @@ static void octep_get_ethtool_stats(struct net_device *netdev,
 	dev[10] = atomic64_read(&oct->rx_bad_ext);
 	dev[11] = atomic64_read(&oct->rx_bad_count);
 	dev[12] = atomic64_read(&oct->tx_bad_count);
+	dev[13] = atomic64_read(&oct->irq_storms);
 	/* After the rings: ring now points past the last ring's values. */
 	octep_ipsec_stats_values(oct, ring);
 }

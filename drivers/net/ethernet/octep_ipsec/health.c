@@ -298,6 +298,7 @@ static const char * const octep_ask_names[] = {
 	[OCTEP_ASK_REREAD] = "reread",
 	[OCTEP_ASK_RESUME] = "resume",
 	[OCTEP_ASK_HEALTH] = "health",
+	[OCTEP_ASK_STORM] = "storm",
 };
 
 static const char * const octep_end_names[] = {

@@ -134,6 +134,7 @@ struct octep_dev *octep_core_probe(struct device *dev,
 		seqcount_init(&qv->oq.vlog_seq);
 		u64_stats_init(&qv->iq.stats.syncp);
 		u64_stats_init(&qv->iq.cstats.syncp);
+		timer_setup(&qv->storm_timer, octep_storm_tick, 0);
 	}
 	octep_rss_init(oct);
 	octep_wd_init(oct);

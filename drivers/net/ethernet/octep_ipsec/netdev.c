@@ -34,11 +34,111 @@ bool octep_qv_schedule(struct octep_qvec *qv, enum octep_ask ask)
 	return false;
 }
 
+/*
+ * Interrupts a ring pair may see while its enable bit is clear: raises the
+ * block had sent before the disable reached it. More is a line that does
+ * not stop.
+ */
+#define OCTEP_STORM_HITS	8
+/*
+ * Polls in a row that an interrupt asked for and that found nothing to
+ * do. A raise in flight when a poll took its packets makes one now and
+ * then; a line that fires slower than a poll completes makes only these.
+ */
+#define OCTEP_STORM_EMPTY	32
+/* How long a stormy line stays disabled, its ring pair polled meanwhile. */
+#define OCTEP_STORM_HOLD	HZ
+
+/*
+ * A line that keeps firing for nothing: disable it in the IRQ core and
+ * poll the ring pair from a timer for OCTEP_STORM_HOLD. From the handler
+ * or the poll, whichever sees it first; the bit makes it once.
+ */
+static void octep_irq_storm(struct octep_qvec *qv, const char *why)
+{
+	WRITE_ONCE(qv->storm_until, jiffies + OCTEP_STORM_HOLD);
+	/*
+	 * A full barrier: storm_until before the bit, which is all
+	 * octep_storm_poll() reads it after. A second caller only moves
+	 * the end of the hold.
+	 */
+	if (test_and_set_bit(OCTEP_OQ_STORM, &qv->oq.flags))
+		return;
+	disable_irq_nosync(qv->irq);
+	atomic64_inc(&qv->oct->irq_storms);
+	if (net_ratelimit())
+		netdev_warn(qv->oct->netdev,
+			    "ring %u: interrupt storm (%s): line off, ring polled for %u ms\n",
+			    qv->idx, why, jiffies_to_msecs(OCTEP_STORM_HOLD));
+}
+
+/**
+ * octep_storm_count() - count a poll an interrupt asked for
+ * @qv: ring pair; called by its poll, which owns irq_empty
+ * @empty: the poll found nothing to receive or complete
+ */
+void octep_storm_count(struct octep_qvec *qv, bool empty)
+{
+	if (!empty) {
+		qv->irq_empty = 0;
+		return;
+	}
+	if (++qv->irq_empty <= OCTEP_STORM_EMPTY)
+		return;
+	qv->irq_empty = 0;
+	octep_irq_storm(qv, "interrupts with nothing to do");
+}
+
+/**
+ * octep_storm_poll() - a poll completed on a ring pair whose line is off
+ * @qv: ring pair, OCTEP_OQ_STORM set; called by its poll after it gave
+ *	SCHED back and enabled the interrupt
+ *
+ * Polls again a jiffy later, or, once OCTEP_STORM_HOLD has passed, gives
+ * the line back to the block: if it still storms, the handler disables it
+ * again within OCTEP_STORM_HITS interrupts.
+ */
+void octep_storm_poll(struct octep_qvec *qv)
+{
+	/* Pairs with test_and_set_bit() in octep_irq_storm(). */
+	smp_rmb();
+	if (time_before(jiffies, READ_ONCE(qv->storm_until))) {
+		mod_timer(&qv->storm_timer, jiffies + 1);
+		return;
+	}
+	/* Cleared first: the handler may run the moment the line is on. */
+	clear_bit(OCTEP_OQ_STORM, &qv->oq.flags);
+	enable_irq(qv->irq);
+}
+
+/**
+ * octep_storm_tick() - the storm timer: schedule a poll of the ring pair
+ * @t: qv->storm_timer
+ */
+void octep_storm_tick(struct timer_list *t)
+{
+	struct octep_qvec *qv = from_timer(qv, t, storm_timer);
+
+	octep_qv_schedule(qv, OCTEP_ASK_STORM);
+}
+
 static irqreturn_t octep_ring_irq(int irq, void *data)
 {
 	struct octep_qvec *qv = data;
+	u32 hits;
 
 	atomic64_inc(&qv->oq.interrupts);
+	/*
+	 * Read before our own disable below. The count and its reset at the
+	 * enable pair only loosely (octep_regs_write_levels()): what they
+	 * bound is a rate, not a number.
+	 */
+	if (!READ_ONCE(qv->irq_armed)) {
+		hits = READ_ONCE(qv->irq_off_hits) + 1;
+		WRITE_ONCE(qv->irq_off_hits, hits);
+		if (unlikely(hits > OCTEP_STORM_HITS))
+			octep_irq_storm(qv, "interrupts while off");
+	}
 	/* Off until a poll completes owing nothing (octep_napi_poll()). */
 	octep_regs_write_levels(qv, false);
 	octep_qv_schedule(qv, OCTEP_ASK_IRQ);
@@ -59,6 +159,13 @@ static void octep_datapath_down(struct octep_dev *oct)
 			free_irq(qv->irq, qv);
 			qv->irq_requested = false;
 		}
+		/*
+		 * The NAPI is disabled and the handler gone: nothing arms the
+		 * timer again. A line freed disabled is enabled again by the
+		 * next request_irq().
+		 */
+		timer_delete_sync(&qv->storm_timer);
+		clear_bit(OCTEP_OQ_STORM, &qv->oq.flags);
 		octep_iq_free(qv);
 		octep_oq_free(qv);
 		if (qv->napi.poll) {

@@ -91,6 +91,7 @@ enum {
 	OCTEP_OQ_COMPLETING,	/* the poll is completing: enable to come */
 	OCTEP_OQ_VISITED,	/* a visit ended since the watchdog's last look */
 	OCTEP_OQ_BAD,		/* a count no ring holds: left for the reset */
+	OCTEP_OQ_STORM,		/* the pair's line disabled, its ring polled */
 };
 
 /**
@@ -101,6 +102,8 @@ enum {
  * @OCTEP_ASK_REREAD: the re-read after the enable found work (rearm=reread)
  * @OCTEP_ASK_RESUME: the resume after a quiesce, which owes every ring one
  * @OCTEP_ASK_HEALTH: the health check's work, for a ring it found left
+ * @OCTEP_ASK_STORM: the timer that polls a ring whose line is disabled
+ *	for an interrupt storm (octep_storm_poll())
  */
 enum octep_ask {
 	OCTEP_ASK_IRQ,
@@ -108,6 +111,7 @@ enum octep_ask {
 	OCTEP_ASK_REREAD,
 	OCTEP_ASK_RESUME,
 	OCTEP_ASK_HEALTH,
+	OCTEP_ASK_STORM,
 };
 
 /**
@@ -437,6 +441,14 @@ struct octep_ring_mem {
  *	quiesce waits for zero (octep_poll_enter())
  * @irq: Linux IRQ
  * @irq_requested: @irq is requested
+ * @irq_armed: the enable bit as we last wrote it (octep_regs_write_levels())
+ * @irq_off_hits: interrupts that came while @irq_armed was clear, since it
+ *	was last set; written by the handler and reset at the enable, both
+ *	without a lock: a lost update miscounts one interrupt
+ * @irq_empty: polls in a row an interrupt asked for that found nothing
+ *	to do (octep_storm_count())
+ * @storm_until: when a line disabled for a storm is tried again (jiffies)
+ * @storm_timer: polls the ring pair while its line is disabled
  * @health: what the health check saw (health.c)
  * @name: IRQ name
  */
@@ -453,6 +465,11 @@ struct octep_qvec {
 	atomic_t inside;
 	int irq;
 	bool irq_requested;
+	bool irq_armed;
+	u32 irq_off_hits;
+	u32 irq_empty;
+	unsigned long storm_until;
+	struct timer_list storm_timer;
 	struct octep_ring_health health;
 	char name[IFNAMSIZ + 16];
 } ____cacheline_aligned_in_smp;
@@ -508,6 +525,8 @@ struct octep_qvec {
  *	not define (taken as "not checked")
  * @rx_bad_count: output counts larger than the ring (the rings reset)
  * @tx_bad_count: input counts larger than the ring (the rings reset)
+ * @irq_storms: ring pair lines disabled for interrupts the block sent
+ *	while they were off (octep_storm_poll())
  * @rss_key: the RSS hash key (ethtool -X hkey); under RTNL
  * @rss_indir: the RSS indirection table, a ring per entry; under RTNL
  * @ipsec: state of the IPsec offload (xfrm*.c), NULL without it
@@ -558,6 +577,7 @@ struct octep_dev {
 	atomic64_t rx_bad_ext;
 	atomic64_t rx_bad_count;
 	atomic64_t tx_bad_count;
+	atomic64_t irq_storms;
 
 	u8 rss_key[OCTEP_SDP_RSS_KEY_SIZE];
 	u8 rss_indir[OCTEP_SDP_RSS_INDIR_SIZE];
@@ -603,6 +623,9 @@ void octep_resume(struct octep_dev *oct);
 int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
 		      u32 rx_size, u32 tx_size);
 bool octep_qv_schedule(struct octep_qvec *qv, enum octep_ask ask);
+void octep_storm_poll(struct octep_qvec *qv);
+void octep_storm_tick(struct timer_list *t);
+void octep_storm_count(struct octep_qvec *qv, bool empty);
 
 /*
  * The flight recorder's "who asked": set before the napi_schedule_prep() it

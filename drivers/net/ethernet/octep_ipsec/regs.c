@@ -40,11 +40,23 @@ void octep_regs_write_levels(struct octep_qvec *qv, bool enable)
 	struct octep_dev *oct = qv->oct;
 	u64 ena = enable ? OCTEP_SDP_INT_LEVELS_ENA : 0;
 
+	/*
+	 * Armed before the enable reaches the block, so that a raise it
+	 * latched and sends at the enable is not taken for one sent while
+	 * off (octep_ring_irq()); disarmed after the disable, for the same
+	 * reason the other way round.
+	 */
+	if (enable) {
+		WRITE_ONCE(qv->irq_off_hits, 0);
+		WRITE_ONCE(qv->irq_armed, true);
+	}
 	/* A late interrupt's handler may run while set_coalesce rewrites them. */
 	octep_wr64(oct, OCTEP_SDP_R_OUT_INT_LEVELS(qv->idx),
 		   READ_ONCE(qv->oq_levels) | ena);
 	octep_wr64(oct, OCTEP_SDP_R_IN_INT_LEVELS(qv->idx),
 		   READ_ONCE(qv->iq_levels) | ena);
+	if (!enable)
+		WRITE_ONCE(qv->irq_armed, false);
 }
 
 /* Acknowledge whatever a previous user of the ring left counted. */

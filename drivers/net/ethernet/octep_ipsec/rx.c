@@ -581,6 +581,7 @@ static int octep_poll_ring(struct octep_qvec *qv, int budget)
 	struct napi_struct *napi = &qv->napi;
 	struct octep_oq *oq = &qv->oq;
 	struct octep_visit_rec vr = {}, *rec;
+	u32 tail0 = qv->iq.tail;
 	unsigned long owned;
 	bool tx_done;
 	int done;
@@ -598,6 +599,8 @@ static int octep_poll_ring(struct octep_qvec *qv, int budget)
 	/* Who asked since the last poll; pairs with octep_visit_ask(). */
 	vr.asks = xchg(&qv->asks, 0);
 	done = octep_oq_visit(qv, budget, &vr);
+	if (vr.asks & BIT(OCTEP_ASK_IRQ))
+		octep_storm_count(qv, !done && qv->iq.tail == tail0);
 	if (done >= budget || !tx_done) {
 		vr.end = done >= budget ? OCTEP_END_BUDGET : OCTEP_END_TX;
 		octep_vlog_put(oq, &vr);
@@ -642,6 +645,8 @@ static int octep_poll_ring(struct octep_qvec *qv, int budget)
 		 */
 		octep_regs_write_levels(qv, true);
 		WRITE_ONCE(qv->enabled_ns, ktime_get_ns());
+		if (unlikely(test_bit(OCTEP_OQ_STORM, &oq->flags)))
+			octep_storm_poll(qv);
 		if (octep_resend) {
 			/* As octeon_ep: RESEND after the count, counted. */
 			octep_wr64(qv->oct, OCTEP_SDP_R_OUT_CNTS(qv->idx),
