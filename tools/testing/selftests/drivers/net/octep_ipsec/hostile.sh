@@ -14,7 +14,10 @@
 #    every request still gets its own answer (no mbox_timeouts);
 #  - mbox_bad: the answer itself with a wrong id, command or size: counted
 #    (mbox_stray), the request fails at its timeout, and adds work again
-#    once the block answers the resync.
+#    once the block answers the resync;
+#  - irq_storm: a line that fires every 50 us whether its interrupt is
+#    enabled or not: the driver disables the line (irq_storms), polls the
+#    ring meanwhile, and takes the line back once the storm is over.
 #
 # Asserted for each kind: the model injected some, the driver counted
 # exactly as many, and the device carries pings afterwards.
@@ -32,6 +35,7 @@ hostile_bit()
 	case $1 in
 	rx_len) echo 1 ;; rx_ext) echo 2 ;; rx_count) echo 4 ;;
 	tx_count) echo 8 ;; mbox) echo 16 ;; mbox_bad) echo 32 ;;
+	irq_storm) echo 64 ;;
 	esac
 }
 
@@ -73,7 +77,7 @@ caught()
 	fi
 }
 
-ktap_plan 19
+ktap_plan 24
 ipsec_prepare
 check "modules load" octep_load || ktap_finish
 check "device 0 with 1 ring" octep_new 0 1 || ktap_finish
@@ -110,6 +114,52 @@ for k in rx_count:rx_bad_count tx_count:tx_bad_count; do
 	wait_for "$OCTEP_WAIT" ping -q -c 1 -W 1 "$PEER_IP4"
 	check "$kind: pings after it" ping -q -c 3 -i 0.2 -W 3 "$PEER_IP4"
 done
+
+# irq_storm: one storm, 3 s of pings through it. A driver that takes every
+# interrupt of it runs its handler about as often as the line fires; the
+# guard takes OCTEP_STORM_HITS of them a second at most.
+b=$(stat "$HOST_IF" irq_storms) I0=$(injected irq_storm)
+i0=$(stat "$HOST_IF" interrupts) f0=$(sim_read hostile/storm_fires)
+hostile_on irq_storm 1
+got=$(ping -q -c 600 -i 0.005 -W 1 "$PEER_IP4" 2>/dev/null |
+	awk '/received/ { print $4 }')
+hostile_off
+i1=$(stat "$HOST_IF" interrupts) f1=$(sim_read hostile/storm_fires)
+inj=$(($(injected irq_storm) - I0)) det=$(($(stat "$HOST_IF" irq_storms) - b))
+ktap_diag "irq_storm: $inj storm(s), $((f1 - f0)) fires," \
+	"the handler ran $((i1 - i0)) times, $det line disable(s)," \
+	"${got:-0}/600 pings"
+if [ "$inj" -gt 0 ] && [ "$det" -gt 0 ]; then
+	ktap_ok "irq_storm: the storm is caught (irq_storms)"
+else
+	ktap_fail "irq_storm: the storm is caught (irq_storms)" \
+		"$inj injected, irq_storms +$det"
+fi
+if [ $((f1 - f0)) -ge 1000 ] && [ $(((i1 - i0) * 10)) -lt $((f1 - f0)) ]; then
+	ktap_ok "irq_storm: the handler ran for under a tenth of the fires"
+else
+	ktap_fail "irq_storm: the handler ran for under a tenth of the fires" \
+		"$((f1 - f0)) fires, $((i1 - i0)) interrupts"
+fi
+if [ "${got:-0}" -ge 540 ]; then
+	ktap_ok "irq_storm: the ring is polled through the storm"
+else
+	ktap_fail "irq_storm: the ring is polled through the storm" \
+		"${got:-0}/600 pings answered"
+fi
+# The hold (a second) runs out on the next poll: then the line is the
+# block's again, and a ping's reply comes by interrupt.
+sleep 2
+ping -q -c 2 -W 1 "$PEER_IP4" >/dev/null 2>&1
+s0=$(stat "$HOST_IF" irq_storms) i0=$(stat "$HOST_IF" interrupts)
+check "irq_storm: pings after it" ping -q -c 20 -i 0.05 -W 3 "$PEER_IP4"
+i1=$(stat "$HOST_IF" interrupts)
+if [ $((i1 - i0)) -ge 10 ] && [ "$(stat "$HOST_IF" irq_storms)" = "$s0" ]; then
+	ktap_ok "irq_storm: the line is back: interrupts, no new storm"
+else
+	ktap_fail "irq_storm: the line is back: interrupts, no new storm" \
+		"interrupts +$((i1 - i0)), irq_storms $s0 -> $(stat "$HOST_IF" irq_storms)"
+fi
 
 # The mailbox: a crypto-offloaded pair, then states added and deleted.
 ipsec_crypto_pair transport 4
