@@ -13,14 +13,20 @@
 # selector protects), then ORACLE_ROUNDS (default 12, 2 on a debug kernel)
 # random rounds of policies (priorities, actions, UDP port selectors) from
 # ORACLE_SEED (default 1), each probed on six ports, with an echo request
-# and with a port unreachable error quoting one of the ports.
+# and with a port unreachable error quoting one of the ports. Inbound
+# rounds do the same with the host's inbound policies and a second SA,
+# peer -> host: the peer sends each probe through it or in clear, the
+# host delivers it or drops it (fixed cases: an IPsec policy on all or
+# one port, an allow or a block before it, a block that is the newest,
+# then half as many random rounds).
 #
 # Asserted: software does what its priority order says (a check of the
 # oracle itself); packet offload does what software does except where
 # 6.12 itself decides otherwise for packet offload (the newest matching
 # policy, not the highest priority, xfrm_policy_insert_list(); no
 # fragmentation, xfrm_dev_offload_ok()), and those differences are never
-# a probe software encrypts leaving in clear.
+# a probe software encrypts or drops leaving in clear, nor an inbound
+# probe software drops delivered.
 
 # shellcheck disable=SC2317 # functions called through check and wait_for
 source "$(dirname "$0")/lib.sh"
@@ -35,6 +41,7 @@ ROUNDS=${ORACLE_ROUNDS:-$ROUNDS}
 ORA_H=10.77.0.1
 ORA_P=10.77.0.2
 SPI=0x1701
+SPI_IN=0x1702
 PROBE=$(dirname "$0")/oracle_probe.py
 CASES=$(dirname "$0")/oracle_cases.py
 
@@ -56,46 +63,59 @@ on_exit sysctl -qw "net.ipv4.icmp_ratelimit=$rl"
 
 in_peer ip xfrm state add src "$ORA_H" dst "$ORA_P" proto esp spi "$SPI" \
 	reqid 1 mode transport aead 'rfc4106(gcm(aes))' "$IPSEC_K128" 128
+# Inbound probes: the peer's SA to the host, for what it sends from the
+# port oracle_probe.py's encrypted probes come from.
+in_peer ip xfrm state add src "$ORA_P" dst "$ORA_H" proto esp spi "$SPI_IN" \
+	reqid 2 mode transport aead 'rfc4106(gcm(aes))' "$IPSEC_K128" 128
+in_peer python3 "$XFRM_NL" policy out "$ORA_P/32" "$ORA_H/32" "$ORA_P" \
+	"$ORA_H" 2 transport --proto udp --sport 40001
 
-# host_state PHASE: the host's outbound SA, offloaded in phase hw.
+# host_state PHASE: the host's SAs, out and in, offloaded in phase hw.
 host_state()
 {
 	local off=()
 
 	[ "$1" = hw ] && off=(--offload packet --dev "$HOST_IF")
 	python3 "$XFRM_NL" state "$ORA_H" "$ORA_P" "$SPI" 1 transport \
-		"$IPSEC_K128" 128 "${off[@]}"
+		"$IPSEC_K128" 128 "${off[@]}" &&
+	python3 "$XFRM_NL" state "$ORA_P" "$ORA_H" "$SPI_IN" 2 transport \
+		"$IPSEC_K128" 128 --dir in "${off[@]}"
 }
 
-# pol_line PHASE ACTION PRIO PROTO PORT [OPTION...]: xfrm_nl.py's words.
+# pol_line PHASE DIR ACTION PRIO PROTO PORT [OPTION...]: xfrm_nl.py's
+# words for a policy host -> peer (DIR out) or peer -> host (in).
 pol_line()
 {
-	local phase=$1 action=$2 prio=$3 proto=$4 port=$5 sel=() tmpl
+	local phase=$1 dir=$2 action=$3 prio=$4 proto=$5 port=$6 sel=() tmpl
+	local ends="$ORA_H/32 $ORA_P/32" ta="$ORA_H $ORA_P 1"
 
-	shift 5
+	shift 6
+	[ "$dir" = in ] && ends="$ORA_P/32 $ORA_H/32" ta="$ORA_P $ORA_H 2"
 	[ "$proto" = udp ] && sel=(--proto udp)
 	[ "$port" != - ] && sel+=(--dport "$port")
 	case $action in
-	ipsec) tmpl="$ORA_H $ORA_P 1 transport" ;;
+	ipsec) tmpl="$ta transport" ;;
 	allow) tmpl="- - - - --no-tmpl" ;;
 	block) tmpl="- - - - --no-tmpl --action block" ;;
 	esac
-	echo "policy out $ORA_H/32 $ORA_P/32 $tmpl --priority $prio ${sel[*]} $*" \
+	echo "policy $dir $ends $tmpl --priority $prio ${sel[*]} $*" \
 		"$([ "$phase" = hw ] && echo "--offload packet --dev $HOST_IF")"
 }
 
-block_out()
+# block_pols IN OUT: the block holds that many policies each way.
+block_pols()
 {
-	[ "$(sim_read ipsec/policies)" = "in 0 out $1" ]
+	[ "$(sim_read ipsec/policies)" = "in $1 out $2" ]
 }
 
 # run_round PHASE NAME: add the round's policies ($W/pols), probe, print
 # "NAME PROBE VERDICT" lines; flush.
 run_round()
 {
-	local phase=$1 name=$2 n rc v
+	local phase=$1 name=$2 n ni rc v
 
-	n=$(grep -c '^policy' "$W/pols")
+	n=$(grep -c '^policy out' "$W/pols")
+	ni=$(grep -c '^policy in' "$W/pols")
 	python3 "$XFRM_NL" batch <"$W/pols" >"$W/add.out" 2>&1
 	rc=$?
 	if [ "$rc" != 0 ]; then
@@ -105,13 +125,13 @@ run_round()
 			>>"$W/notes"
 		sed "s/^/$name /; s/\$/ $v/" "$W/probes"
 	else
-		[ "$phase" = hw ] && wait_for 10 block_out "$n"
+		[ "$phase" = hw ] && wait_for 10 block_pols "$ni" "$n"
 		# shellcheck disable=SC2046 # the probes, one word each
 		python3 "$PROBE" "$PEER_NS" "$ORA_H" "$ORA_P" "$SPI" \
-			$(cat "$W/probes") | sed "s/^/$name /"
+			--in-spi "$SPI_IN" $(cat "$W/probes") | sed "s/^/$name /"
 	fi
 	ip xfrm policy flush
-	[ "$phase" = hw ] && wait_for 10 block_out 0
+	[ "$phase" = hw ] && wait_for 10 block_pols 0 0
 }
 
 # run_phase PHASE: every round; "ROUND PROBE VERDICT" lines on stdout.
@@ -131,9 +151,13 @@ run_phase()
 			;;
 		pol)
 			# shellcheck disable=SC2086 # options, one word each
-			pol_line "$phase" "$a" "$b" "$c" "$d" $rest >>"$W/pols" ;;
+			pol_line "$phase" out "$a" "$b" "$c" "$d" $rest \
+				>>"$W/pols" ;;
+		ipol)
+			pol_line "$phase" in "$a" "$b" "$c" "$d" >>"$W/pols" ;;
 		upd)
-			pol_line "$phase" "$a" "$b" "$c" "$d" --update >>"$W/pols" ;;
+			pol_line "$phase" out "$a" "$b" "$c" "$d" --update \
+				>>"$W/pols" ;;
 		probe)
 			echo "$a" >>"$W/probes" ;;
 		esac
@@ -183,7 +207,8 @@ got_sw=$(grep -c . "$W/sw") got_hw=$(grep -c . "$W/hw")
 bad_sw=$(awk '$3 != $5' "$W/all")
 bad_hw=$(awk '$4 != $6' "$W/all")
 differ=$(awk '$5 != $6' "$W/all" | grep -c .)
-leak=$(awk '$5 == "enc" && $6 == "clear"' "$W/all")
+leak=$(awk '($5 == "enc" || $5 == "drop") && $6 == "clear" ||
+	    $5 == "drop" && $6 == "deliver"' "$W/all")
 ktap_diag "$n probes a phase; offload and software differ on $differ, all where 6.12 or a refusal says so"
 
 if [ "$got_sw" = "$n" ] && [ -z "$bad_sw" ]; then
@@ -199,9 +224,9 @@ else
 		"seed $SEED; $got_hw verdicts; round probe predicted(sw hw) got(sw hw): $(head -n 8 <<<"$bad_hw" | tr '\n' ';')"
 fi
 if [ "$got_hw" = "$n" ] && [ -z "$leak" ]; then
-	ktap_ok "no probe software encrypts leaves in clear under packet offload"
+	ktap_ok "nothing software encrypts or drops passes in clear under packet offload"
 else
-	ktap_fail "no probe software encrypts leaves in clear under packet offload" \
+	ktap_fail "nothing software encrypts or drops passes in clear under packet offload" \
 		"seed $SEED: $(head -n 8 <<<"$leak" | tr '\n' ';')"
 fi
 ipsec_flush

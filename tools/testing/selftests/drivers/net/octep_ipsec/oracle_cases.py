@@ -10,6 +10,7 @@ random ones drawn from SEED:
 
   round NAME
   pol ACTION PRIO PROTO PORT [XFRM_NL-OPTION...]   added in this order
+  ipol ACTION PRIO PROTO PORT                      inbound, peer -> host
   upd ACTION PRIO PROTO PORT                       XFRM_MSG_UPDPOLICY
   probe PROBE SW HW                                 oracle_probe.py's PROBE
 
@@ -24,6 +25,18 @@ SA, which encrypts it unless its own table (by priority) says block; what
 the stack leaves clear the block classifies by priority. A datagram over
 the MTU is dropped: xfrm_dev_offload_ok() does not fragment for packet
 offload. HW "refused": the driver refuses the round's policy.
+
+Inbound rounds (ipol, the host's inbound policies through a second SA,
+peer -> host) probe with in:PORT:enc or in:PORT:clear, the peer sending
+through its SA or in clear; the verdict is deliver or drop. Software: the
+policy of the lowest priority decides (block drops; IPsec drops clear
+text and takes the SA, whose template fits; allow and none take both, the
+SA being in transport mode). Packet offload: what the block decrypted,
+the block's table decides the same way, and 6.12 takes its word
+(__xfrm_policy_check2()); clear text is dropped by the block's table and
+the driver's backstop by priority as software does, and by the stack
+when the newest matching policy blocks (xfrm_policy_insert_list() again):
+an IPsec policy there lets it through, the driver having checked it.
 """
 import random
 import sys
@@ -37,7 +50,8 @@ def covers(pol, probe):
     kind, port = probe[0], probe[1]
     if pol['proto'] == 'any':
         return True
-    return kind == 'udp' and (pol['port'] is None or pol['port'] == port)
+    return kind in ('udp', 'in') and (pol['port'] is None or
+                                      pol['port'] == port)
 
 
 def by_priority(pols, probe):
@@ -70,18 +84,33 @@ def predict(pols, probe):
     return sw, hw
 
 
-def emit(name, pols, probes, upd=None, refuse=False):
+def predict_in(ipols, probe):
+    """Inbound: deliver or drop, software and packet offload."""
+    clear = probe[2] == 'clear'
+    best = by_priority(ipols, probe)
+    sw = 'drop' if best == 'block' or (best == 'ipsec' and clear) \
+        else 'deliver'
+    hw = sw
+    if clear and newest(ipols, probe) == 'block':
+        hw = 'drop'
+    return sw, hw
+
+
+def emit(name, pols, probes, upd=None, refuse=False, ipols=()):
     print('round', name)
     for p in pols:
         print('pol', p['action'], p['prio'], p['proto'],
               p['port'] if p['port'] is not None else '-', *p.get('extra', ()))
+    for p in ipols:
+        print('ipol', p['action'], p['prio'], p['proto'],
+              p['port'] if p['port'] is not None else '-')
     if upd:
         print('upd', upd['action'], upd['prio'], upd['proto'],
               upd['port'] if upd['port'] is not None else '-')
         pols = [upd if (p['proto'], p['port']) == (upd['proto'], upd['port'])
                 else p for p in pols]
     for pr in probes:
-        sw, hw = predict(pols, pr)
+        sw, hw = predict_in(ipols, pr) if pr[0] == 'in' else predict(pols, pr)
         if refuse:
             sw, hw = 'enc', 'refused'
         print('probe', ':'.join(str(x) for x in pr), sw, hw)
@@ -117,7 +146,39 @@ def main():
     emit('icmp-error-any', [pol('allow', 10, 'udp', 20131),
                             pol('ipsec', 100)],
          [('udp', 20131), ('icmperr', 20131)])
+    # Inbound: the peer sends each probe through its SA or in clear.
+    emit('in-ipsec', [], [('in', 23011, 'enc'), ('in', 23011, 'clear')],
+         ipols=[pol('ipsec', 100)])
+    emit('in-port', [], [('in', 23021, 'enc'), ('in', 23021, 'clear'),
+                         ('in', 23022, 'enc'), ('in', 23022, 'clear')],
+         ipols=[pol('ipsec', 100, 'udp', 23021)])
+    emit('in-allow-before-ipsec', [],
+         [('in', 23031, 'enc'), ('in', 23031, 'clear'),
+          ('in', 23032, 'clear')],
+         ipols=[pol('allow', 10, 'udp', 23031), pol('ipsec', 100)])
+    emit('in-block-before-ipsec', [],
+         [('in', 23041, 'enc'), ('in', 23041, 'clear'),
+          ('in', 23042, 'enc')],
+         ipols=[pol('block', 10, 'udp', 23041), pol('ipsec', 100)])
+    emit('in-block-newest', [],
+         [('in', 23051, 'enc'), ('in', 23051, 'clear'),
+          ('in', 23052, 'clear')],
+         ipols=[pol('allow', 10, 'udp', 23051), pol('block', 100)])
     rnd = random.Random(seed)
+    for r in range(rounds // 2):
+        base = 25000 + 10 * r
+        ipols, seen = [], set()
+        for prio in rnd.sample(range(1, 200), rnd.randint(1, 4)):
+            proto = 'any' if rnd.random() < 0.3 else 'udp'
+            port = base + rnd.randrange(4) if proto == 'udp' else None
+            if (proto, port) in seen:
+                continue
+            seen.add((proto, port))
+            ipols.append(pol(rnd.choice(('ipsec', 'ipsec', 'allow',
+                                         'block')), prio, proto, port))
+        probes = [('in', base + i, m) for i in range(4)
+                  for m in ('enc', 'clear')]
+        emit('in-random-%d-%d' % (seed, r), [], probes, ipols=ipols)
     for r in range(rounds):
         base = 21000 + 10 * (r % 90)
         prios = rnd.sample(range(1, 200), rnd.randint(1, 5))

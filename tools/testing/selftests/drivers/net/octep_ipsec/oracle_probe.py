@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Send probes from this namespace to a peer's and say how each arrived.
 
-  oracle_probe.py NETNS SRC DST SPI PROBE...
+  oracle_probe.py NETNS SRC DST SPI [--in-spi SPI] PROBE...
 
 PROBE is udp:PORT (a small datagram), udp:PORT:big (3000 bytes: the stack
 fragments it), udp:PORT:opts (with IP options), icmp:ID (an echo request)
@@ -12,6 +12,13 @@ quotes it). Each probe goes alone; the peer's namespace NETNS receives on raw
 sockets, and the packet count of its state SRC -> DST of SPI (the peer's
 inbound SA) tells whether the probe came encrypted. One line a probe:
 "PROBE enc", "PROBE clear" or "PROBE drop" (nothing within a second).
+
+in:PORT:enc and in:PORT:clear go the other way: the peer sends a datagram
+to PORT on this side from port IN_ENC_SPORT, which its policy sends
+through its SA of --in-spi (DST -> SRC), or from IN_CLEAR_SPORT, which
+none covers; a raw socket here says whether it was delivered (the policy
+check runs before it). "PROBE deliver" or "PROBE drop"; "PROBE wrong" if
+the peer's SA counted a clear probe or missed an encrypted one.
 """
 import ctypes
 import os
@@ -27,6 +34,8 @@ CLONE_NEWNET = 0x40000000
 IP_MTU_DISCOVER = 10
 IP_PMTUDISC_DONT = 0
 IP_OPTIONS = 4
+IN_ENC_SPORT = 40001
+IN_CLEAR_SPORT = 40002
 
 
 def setns(fd):
@@ -80,6 +89,14 @@ def matches(pkt, src, kind, key):
 
 def send(kind, key, opt, src, dst, home, peer):
     """One probe; raises OSError when the stack refuses it."""
+    if kind == 'in':
+        setns(peer)
+        tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        setns(home)
+        with tx:
+            tx.bind((dst, IN_ENC_SPORT if opt == 'enc' else IN_CLEAR_SPORT))
+            tx.sendto(b'p' * 32, (src, key))
+        return
     if kind == 'icmperr':
         setns(peer)
         tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -124,6 +141,9 @@ def arrived(sock, src, kind, key):
 def main():
     ns, src, dst, spi = sys.argv[1:5]
     probes = sys.argv[5:]
+    in_spi = None
+    if probes[:1] == ['--in-spi']:
+        in_spi, probes = probes[1], probes[2:]
     home = os.open('/proc/self/ns/net', os.O_RDONLY)
     peer = os.open('/run/netns/' + ns, os.O_RDONLY)
     setns(peer)
@@ -133,6 +153,8 @@ def main():
                                 socket.IPPROTO_ICMP)}
     setns(home)
     rx['icmperr'] = rx['icmp']
+    rx['in'] = socket.socket(socket.AF_INET, socket.SOCK_RAW,
+                             socket.IPPROTO_UDP)
     for s in rx.values():
         s.setblocking(False)
     for p in probes:
@@ -145,6 +167,16 @@ def main():
                     pass
             except BlockingIOError:
                 pass
+        if kind == 'in':
+            # The peer's own outbound SA: software, counted at once.
+            c0 = sa_packets(ns, dst, src, in_spi)
+            send(kind, key, opt, src, dst, home, peer)
+            got = arrived(rx[kind], dst, 'udp', key)
+            enc = sa_packets(ns, dst, src, in_spi) > c0
+            verdict = 'wrong' if enc != (opt == 'enc') else \
+                'deliver' if got else 'drop'
+            print(p, verdict, flush=True)
+            continue
         c0 = sa_packets(ns, src, dst, spi)
         try:
             send(kind, key, opt, src, dst, home, peer)
