@@ -94,6 +94,21 @@ ktap_skip()
 	echo "ok $KTAP_NUM $1 # SKIP ${2:-}"
 }
 
+# ktap_expect DESC WHY TEST...: one KTAP case, its description written once:
+# ok DESC if TEST... (a command, often `[ ... ]`) succeeds, else not ok
+# DESC with the diagnostic WHY.
+ktap_expect()
+{
+	local desc=$1 why=$2
+
+	shift 2
+	if "$@"; then
+		ktap_ok "$desc"
+	else
+		ktap_fail "$desc" "$why"
+	fi
+}
+
 # check DESC CMD...: run CMD in this shell (so octep_new etc. set their
 # variables); ok if it exits 0, else not ok with its output. Returns CMD's
 # status so a test can stop early: `check "..." octep_new 0 1 || ktap_finish`.
