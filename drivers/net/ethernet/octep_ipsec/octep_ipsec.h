@@ -591,6 +591,18 @@ static inline u64 octep_rd64(struct octep_dev *oct, u32 off)
 	return oct->sdp->ops->read64(oct->sdp, off);
 }
 
+/*
+ * A ring's OUT_CNTS or IN_CNTS count. All ones is a block gone (removed,
+ * or off the bus), which counts nothing; anything else past the ring is
+ * the block's error (octep_ring_bad()).
+ */
+static inline u64 octep_cnt_rd(struct octep_dev *oct, u32 off)
+{
+	u64 v = octep_rd64(oct, off);
+
+	return v == U64_MAX ? 0 : v & OCTEP_SDP_CNTS_COUNT;
+}
+
 static inline void octep_wr64(struct octep_dev *oct, u32 off, u64 val)
 {
 	oct->sdp->ops->write64(oct->sdp, off, val);

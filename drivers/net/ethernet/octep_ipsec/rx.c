@@ -204,8 +204,7 @@ static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
 	u32 taken = 0, n;
 	u64 cnt;
 
-	cnt = octep_rd64(oct, OCTEP_SDP_R_OUT_CNTS(qv->idx)) &
-	      OCTEP_SDP_CNTS_COUNT;
+	cnt = octep_cnt_rd(oct, OCTEP_SDP_R_OUT_CNTS(qv->idx));
 	if (!pi->read) {
 		pi->read = true;
 		pi->count = cnt;
@@ -510,10 +509,8 @@ static void octep_rearm_reread(struct octep_qvec *qv)
 	struct octep_oq *oq = &qv->oq;
 	u64 out, in;
 
-	out = octep_rd64(oct, OCTEP_SDP_R_OUT_CNTS(qv->idx)) &
-	      OCTEP_SDP_CNTS_COUNT;
-	in = octep_rd64(oct, OCTEP_SDP_R_IN_CNTS(qv->idx)) &
-	     OCTEP_SDP_CNTS_COUNT;
+	out = octep_cnt_rd(oct, OCTEP_SDP_R_OUT_CNTS(qv->idx));
+	in = octep_cnt_rd(oct, OCTEP_SDP_R_IN_CNTS(qv->idx));
 	if (!in && (!out || test_bit(OCTEP_OQ_TICK_REQ, &oq->flags)))
 		return;
 	octep_visit_ask(qv, OCTEP_ASK_REREAD);
@@ -725,8 +722,7 @@ bool octep_pass_watchdog_ring(struct octep_qvec *qv)
 	u64 cnt;
 	u32 taken;
 
-	cnt = octep_rd64(qv->oct, OCTEP_SDP_R_OUT_CNTS(qv->idx)) &
-	      OCTEP_SDP_CNTS_COUNT;
+	cnt = octep_cnt_rd(qv->oct, OCTEP_SDP_R_OUT_CNTS(qv->idx));
 	asked = test_and_clear_bit(OCTEP_OQ_TICK_REQ, &oq->flags);
 	if (!cnt)
 		return false;

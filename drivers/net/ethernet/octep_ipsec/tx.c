@@ -321,8 +321,7 @@ bool octep_iq_reap(struct octep_iq *iq, int budget)
 	if (!iq->instr)
 		return true;
 	while (pkts < iq->size) {
-		cnt = octep_rd64(oct, OCTEP_SDP_R_IN_CNTS(qv->idx)) &
-		      OCTEP_SDP_CNTS_COUNT;
+		cnt = octep_cnt_rd(oct, OCTEP_SDP_R_IN_CNTS(qv->idx));
 		if (!cnt) {
 			zero = true;
 			break;

@@ -126,8 +126,7 @@ static bool octep_wd_look(struct octep_qvec *qv)
 
 	if (octep_wd_skip(qv))
 		return false;
-	cnt = octep_rd64(qv->oct, OCTEP_SDP_R_OUT_CNTS(qv->idx)) &
-	      OCTEP_SDP_CNTS_COUNT;
+	cnt = octep_cnt_rd(qv->oct, OCTEP_SDP_R_OUT_CNTS(qv->idx));
 	/* This tick is the one the ring asked for, whatever it finds. */
 	asked = test_and_clear_bit(OCTEP_OQ_TICK_REQ, &oq->flags);
 	if (!cnt && !test_bit(OCTEP_OQ_REFILL, &oq->flags))
