@@ -29,6 +29,8 @@ struct crypto_aead;
 #define OSIM_POL_HBITS		12
 #define OSIM_ICV_LEN		16
 #define OSIM_IV_LEN		8
+/* Commands counted one by one in debugfs mbox_cmds (the rest as one). */
+#define OSIM_MBOX_NCMD		(OCTEP_SDP_MBOX_POLICY_ADD + 1)
 
 /**
  * struct osim_flow - one flow-table entry (an ESP security association)
@@ -138,6 +140,8 @@ enum osim_ipsec_cnt {
  * @mbox_failed: requests failed by the fault
  * @mbox_timedout: requests left unanswered by the fault
  * @mbox_bad: malformed requests (dropped)
+ * @mbox_cmds: requests taken by command (debugfs mbox_cmds); index 0
+ *	counts the commands past OSIM_MBOX_NCMD
  * @table_lock: serializes table changes (the mailbox worker, teardown)
  * @flows: entries by index, inbound and outbound
  * @in_hash: inbound entries by SPI, for the engine (RCU)
@@ -180,6 +184,7 @@ struct osim_ipsec {
 	atomic64_t mbox_failed;
 	atomic64_t mbox_timedout;
 	atomic64_t mbox_bad;
+	atomic64_t mbox_cmds[OSIM_MBOX_NCMD];
 
 	struct mutex table_lock;	/* see above */
 	struct xarray flows[2];

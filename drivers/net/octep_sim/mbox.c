@@ -192,6 +192,7 @@ static unsigned int osim_mbox_answer(struct osim_ipsec *ips, u64 hdr,
 	u32 status;
 
 	atomic64_inc(&ips->mbox_requests);
+	atomic64_inc(&ips->mbox_cmds[cmd < OSIM_MBOX_NCMD ? cmd : 0]);
 	if (osim_mbox_fault(ips, &ips->timeout_next, cmd)) {
 		atomic64_inc(&ips->mbox_timedout);
 		return 0;
@@ -343,6 +344,30 @@ static int osim_ipsec_table_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(osim_ipsec_table);
 
+/* Requests taken, one line a command: "flow_stats 8192". */
+static int osim_ipsec_cmds_show(struct seq_file *m, void *v)
+{
+	static const char * const name[OSIM_MBOX_NCMD] = {
+		[0] = "other",
+		[OCTEP_SDP_MBOX_GET_INFO] = "get_info",
+		[OCTEP_SDP_MBOX_FLOW_ADD] = "flow_add",
+		[OCTEP_SDP_MBOX_FLOW_DEL] = "flow_del",
+		[OCTEP_SDP_MBOX_FLOW_STATS] = "flow_stats",
+		[OCTEP_SDP_MBOX_FLOW_UPDATE] = "flow_update",
+		[OCTEP_SDP_MBOX_FLOW_DEL_MANY] = "flow_del_many",
+		[OCTEP_SDP_MBOX_FLOW_LIST] = "flow_list",
+		[OCTEP_SDP_MBOX_POLICY_ADD] = "policy_add",
+	};
+	struct osim_ipsec *ips = m->private;
+	int i;
+
+	for (i = 0; i < OSIM_MBOX_NCMD; i++)
+		seq_printf(m, "%s %lld\n", name[i],
+			   atomic64_read(&ips->mbox_cmds[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(osim_ipsec_cmds);
+
 static const char * const osim_ipsec_cnt_names[OSIM_IPSEC_NCNT] = {
 	[OSIM_TX_ENCRYPT] = "tx_encrypt",
 	[OSIM_TX_ENCAP] = "tx_encap",
@@ -384,6 +409,7 @@ static void osim_ipsec_debugfs(struct osim_ipsec *ips)
 	debugfs_create_x32("hide", 0600, d, &ips->hide);
 	debugfs_create_file("mbox_requests", 0400, d, &ips->mbox_requests,
 			    &osim_ipsec_cnt_fops);
+	debugfs_create_file("mbox_cmds", 0400, d, ips, &osim_ipsec_cmds_fops);
 	debugfs_create_file("mbox_failed", 0400, d, &ips->mbox_failed,
 			    &osim_ipsec_cnt_fops);
 	debugfs_create_file("mbox_timedout", 0400, d, &ips->mbox_timedout,
