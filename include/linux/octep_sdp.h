@@ -350,6 +350,7 @@ enum octep_sdp_mbox_cmd {
 	OCTEP_SDP_MBOX_FLOW_DEL_MANY = 6,	/* OCTEP_SDP_FEAT_DEL_MANY */
 	OCTEP_SDP_MBOX_FLOW_LIST = 7,		/* OCTEP_SDP_FEAT_LIST */
 	OCTEP_SDP_MBOX_POLICY_ADD = 8,		/* OCTEP_SDP_FEAT_POLICY */
+	OCTEP_SDP_MBOX_FLOW_STATS_MANY = 9,	/* OCTEP_SDP_FEAT_STATS_MANY */
 };
 
 /*
@@ -404,6 +405,7 @@ struct octep_sdp_mbox_info {
 #define OCTEP_SDP_FEAT_DEL_MANY		BIT(5)	/* FLOW_DEL_MANY */
 #define OCTEP_SDP_FEAT_LIST		BIT(6)	/* FLOW_LIST */
 #define OCTEP_SDP_FEAT_POLICY		BIT(7)	/* POLICY_ADD, IPSEC_CNT */
+#define OCTEP_SDP_FEAT_STATS_MANY	BIT(8)	/* FLOW_STATS_MANY */
 
 #define OCTEP_SDP_FLOW_DIR_IN		1
 #define OCTEP_SDP_FLOW_DIR_OUT		2
@@ -499,6 +501,39 @@ struct octep_sdp_mbox_flow_stats {
 	__le64 seq;
 	__le64 bad_icv;
 	__le64 replay;
+};
+
+/*
+ * FLOW_STATS_MANY: the counters of the packet-offload entries whose
+ * packets, bytes or sequence number changed since the block last reported
+ * them here, so that a host polling many mostly idle entries sends one
+ * request a pass, not one per entry. Request word 0 is a cursor, 0 to
+ * start; word 1 (may be left out: 0) holds flags: OCTEP_SDP_STATS_ALL
+ * reports every packet-offload entry, changed or not. The response body
+ * after the status: word 0 the cursor to pass next, with
+ * OCTEP_SDP_MBOX_LIST_DONE set when nothing is left; word 1 the count n (at
+ * most OCTEP_SDP_MBOX_STATS_MANY_MAX); then n struct
+ * octep_sdp_mbox_stats_rec in handle order. An entry is reported once
+ * per change: a response the host does not get loses those changes until
+ * the entry counts again, so a host that missed one passes with
+ * OCTEP_SDP_STATS_ALL next. Crypto-offload entries are never reported
+ * (the host counts their packets itself).
+ */
+#define OCTEP_SDP_STATS_ALL		BIT_ULL(0)
+#define OCTEP_SDP_MBOX_STATS_MANY_MAX	((OCTEP_SDP_MBOX_MAX_BODY - 3) / 4)
+
+/**
+ * struct octep_sdp_mbox_stats_rec - one entry of a FLOW_STATS_MANY response
+ * @handle: the entry's handle (low 32 bits)
+ * @packets: as struct octep_sdp_mbox_flow_stats
+ * @bytes: as struct octep_sdp_mbox_flow_stats
+ * @seq: as struct octep_sdp_mbox_flow_stats
+ */
+struct octep_sdp_mbox_stats_rec {
+	__le64 handle;
+	__le64 packets;
+	__le64 bytes;
+	__le64 seq;
 };
 
 /*

@@ -339,6 +339,7 @@ static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 	 * carries (the inner packet, or the transport payload).
 	 */
 	f->bytes += plen;
+	osim_flow_changed(ips, f);
 	spin_unlock_bh(&f->lock);
 
 	/* Drop any link-layer padding after the IP packet. */
@@ -696,6 +697,7 @@ u64 osim_ipsec_rx(struct osim_dev *dev, struct sk_buff *skb)
 	padlen = skb->data[p.l4 + hlen + plen - 2];
 	if (padlen + 2 <= plen)
 		f->bytes += plen - padlen - 2;
+	osim_flow_changed(ips, f);
 	spin_unlock_bh(&f->lock);
 
 	status = OCTEP_SDP_IPSEC_OK;

@@ -387,6 +387,22 @@ static struct xarray *osim_space(struct osim_ipsec *ips, unsigned int s)
 	return s & 1 ? &ips->pols[s >> 1] : &ips->flows[s >> 1];
 }
 
+/*
+ * The end of a walk under table_lock (FLOW_LIST, FLOW_STATS_MANY): the
+ * response's cursor @next and count @n ahead of the @words of what it
+ * found.
+ */
+static int osim_walk_end(struct osim_ipsec *ips, u64 next, u32 n,
+			 unsigned int words, __le64 *resp,
+			 unsigned int *resp_words)
+{
+	mutex_unlock(&ips->table_lock);
+	resp[0] = cpu_to_le64(next);
+	resp[1] = cpu_to_le64(n);
+	*resp_words = 2 + words;
+	return 0;
+}
+
 static int osim_flow_list(struct osim_ipsec *ips, u64 cursor, __le64 *resp,
 			  unsigned int *resp_words)
 {
@@ -412,11 +428,8 @@ static int osim_flow_list(struct osim_ipsec *ips, u64 cursor, __le64 *resp,
 		}
 	}
 out:
-	mutex_unlock(&ips->table_lock);
-	resp[0] = cpu_to_le64(next);
-	resp[1] = cpu_to_le64(n);
-	*resp_words = 2 + DIV_ROUND_UP(n, 2);
-	return 0;
+	return osim_walk_end(ips, next, n, DIV_ROUND_UP(n, 2), resp,
+			     resp_words);
 }
 
 static int osim_flow_stats(struct osim_ipsec *ips, u32 handle,
@@ -439,6 +452,82 @@ static int osim_flow_stats(struct osim_ipsec *ips, u32 handle,
 	return f ? 0 : ENOENT;
 }
 
+/*
+ * The next entry of way @d at or after index *@idx that FLOW_STATS_MANY
+ * reports: any packet-offload entry with @all, else one marked changed.
+ * Marks that name no such entry (left by an entry deleted, or a crypto
+ * one) are cleared on the way.
+ */
+static struct osim_flow *osim_flow_next_changed(struct osim_ipsec *ips,
+						int d, unsigned long *idx,
+						bool all)
+{
+	struct osim_flow *f;
+
+	lockdep_assert_held(&ips->table_lock);
+	for (;; (*idx)++) {
+		if (all) {
+			f = xa_find(&ips->flows[d], idx, OSIM_FLOW_CAP_MAX,
+				    XA_PRESENT);
+			if (!f)
+				return NULL;
+		} else {
+			*idx = find_next_bit(ips->changed[d],
+					     OSIM_FLOW_CAP_MAX + 1, *idx);
+			if (*idx > OSIM_FLOW_CAP_MAX)
+				return NULL;
+			f = xa_load(&ips->flows[d], *idx);
+		}
+		if (f && f->type == OCTEP_SDP_FLOW_TYPE_PACKET)
+			return f;
+		if (!all)
+			clear_bit(*idx, ips->changed[d]);
+	}
+}
+
+/*
+ * FLOW_STATS_MANY: the cursor is the next handle to look at, inbound
+ * entries first (bit 31 clear), then outbound ones. Each entry reported
+ * has its mark cleared before its counters are read (osim_flow_changed()).
+ */
+static int osim_flow_stats_many(struct osim_ipsec *ips, u64 cursor,
+				u64 flags, __le64 *resp,
+				unsigned int *resp_words)
+{
+	struct octep_sdp_mbox_stats_rec *rec = (void *)&resp[2];
+	bool all = flags & OCTEP_SDP_STATS_ALL;
+	u64 next = OCTEP_SDP_MBOX_LIST_DONE;
+	u32 cur = (u32)cursor, n = 0;
+	struct osim_flow *f;
+	unsigned long idx;
+	int d;
+
+	if (flags & ~OCTEP_SDP_STATS_ALL)
+		return -EINVAL;
+	mutex_lock(&ips->table_lock);
+	for (d = cur >> 31; d < 2; d++) {
+		idx = d == cur >> 31 ? cur & ~OSIM_FLOW_H_OUT : 0;
+		for (; (f = osim_flow_next_changed(ips, d, &idx, all)); idx++) {
+			if (n == OCTEP_SDP_MBOX_STATS_MANY_MAX) {
+				next = f->handle;
+				goto out;
+			}
+			/* Before f->lock: see osim_flow_changed(). */
+			clear_bit(idx, ips->changed[d]);
+			spin_lock_bh(&f->lock);
+			rec[n].handle = cpu_to_le64(f->handle);
+			rec[n].packets = cpu_to_le64(f->packets);
+			rec[n].bytes = cpu_to_le64(f->bytes);
+			rec[n].seq = cpu_to_le64(f->seq);
+			spin_unlock_bh(&f->lock);
+			n++;
+		}
+	}
+out:
+	return osim_walk_end(ips, next, n, n * sizeof(*rec) / 8, resp,
+			     resp_words);
+}
+
 static int osim_flow_update(struct osim_ipsec *ips, u32 handle, u32 seq_hi)
 {
 	struct osim_flow *f;
@@ -457,6 +546,7 @@ static int osim_flow_update(struct osim_ipsec *ips, u32 handle, u32 seq_hi)
 			f->seq = (u64)seq_hi << 32;
 			if (f->window)
 				bitmap_zero(f->bitmap, f->wbits);
+			osim_flow_changed(ips, f);
 		}
 		spin_unlock_bh(&f->lock);
 	}
@@ -537,6 +627,15 @@ int osim_flow_cmd(struct osim_ipsec *ips, u8 cmd, const __le64 *req,
 		memcpy(resp, &st, sizeof(st));
 		*resp_words = sizeof(st) / 8;
 		return 0;
+	case OCTEP_SDP_MBOX_FLOW_STATS_MANY:
+		if (!(READ_ONCE(ips->features) & OCTEP_SDP_FEAT_STATS_MANY))
+			return -EOPNOTSUPP;
+		if (req_words < 1)
+			return -EINVAL;
+		return osim_flow_stats_many(ips, le64_to_cpu(req[0]),
+					    req_words > 1 ?
+					    le64_to_cpu(req[1]) : 0,
+					    resp, resp_words);
 	case OCTEP_SDP_MBOX_FLOW_UPDATE:
 		if (req_words < 2)
 			return -EINVAL;

@@ -8,6 +8,7 @@
 #define _OSIM_IPSEC_H
 
 #include <linux/atomic.h>
+#include <linux/bitops.h>
 #include <linux/hashtable.h>
 #include <linux/mutex.h>
 #include <linux/octep_sdp.h>
@@ -30,7 +31,7 @@ struct crypto_aead;
 #define OSIM_ICV_LEN		16
 #define OSIM_IV_LEN		8
 /* Commands counted one by one in debugfs mbox_cmds (the rest as one). */
-#define OSIM_MBOX_NCMD		(OCTEP_SDP_MBOX_POLICY_ADD + 1)
+#define OSIM_MBOX_NCMD		(OCTEP_SDP_MBOX_FLOW_STATS_MANY + 1)
 
 /**
  * struct osim_flow - one flow-table entry (an ESP security association)
@@ -156,6 +157,8 @@ enum osim_ipsec_cnt {
  * @cap: capacity each way (debugfs, applies to later adds)
  * @used: entries installed each way
  * @next_id: where each way's cyclic handle allocation goes on
+ * @changed: each way's packet-offload entries, by index, whose counters
+ *	changed since FLOW_STATS_MANY reported them (osim_flow_changed())
  * @cnt: datapath counters, enum osim_ipsec_cnt
  * @warm: a cipher kept allocated so that adding an entry finds the
  *	algorithm instantiated (and self-tested) already
@@ -200,6 +203,7 @@ struct osim_ipsec {
 	u32 cap[2];
 	u32 used[2];
 	u32 next_id[2];
+	unsigned long changed[2][BITS_TO_LONGS(OSIM_FLOW_CAP_MAX + 1)];
 
 	atomic64_t cnt[OSIM_IPSEC_NCNT];
 	struct crypto_aead *warm;
@@ -214,6 +218,29 @@ struct osim_ipsec {
 static inline bool osim_hidden(const struct osim_ipsec *ips, u32 handle)
 {
 	return handle == READ_ONCE(ips->hide);
+}
+
+/**
+ * osim_flow_changed() - mark a packet-offload entry's counters as changed
+ * @ips: IPsec state
+ * @f: the entry, f->lock held, its counters just moved
+ *
+ * For FLOW_STATS_MANY. The bit is tested first so that a busy entry does
+ * not write the shared word on every packet. f->lock orders the mark with
+ * the counts, and pairs with the lock osim_flow_stats_many() takes to read
+ * them after it cleared the mark: a count whose critical section follows
+ * that read's sees the clear (the read's unlock releases it) and marks the
+ * entry again; one whose section precedes it is in what the read sees.
+ */
+static inline void osim_flow_changed(struct osim_ipsec *ips,
+				     struct osim_flow *f)
+{
+	unsigned long i = f->handle & ~OSIM_FLOW_H_OUT;
+
+	lockdep_assert_held(&f->lock);
+	if (f->type == OCTEP_SDP_FLOW_TYPE_PACKET &&
+	    !test_bit(i, ips->changed[f->dir]))
+		set_bit(i, ips->changed[f->dir]);
 }
 
 /* mbox.c */

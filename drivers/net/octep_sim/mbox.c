@@ -357,6 +357,7 @@ static int osim_ipsec_cmds_show(struct seq_file *m, void *v)
 		[OCTEP_SDP_MBOX_FLOW_DEL_MANY] = "flow_del_many",
 		[OCTEP_SDP_MBOX_FLOW_LIST] = "flow_list",
 		[OCTEP_SDP_MBOX_POLICY_ADD] = "policy_add",
+		[OCTEP_SDP_MBOX_FLOW_STATS_MANY] = "flow_stats_many",
 	};
 	struct osim_ipsec *ips = m->private;
 	int i;
@@ -439,7 +440,8 @@ int osim_ipsec_init(struct osim_dev *dev)
 	ips->features = OCTEP_SDP_FEAT_CRYPTO | OCTEP_SDP_FEAT_PACKET |
 			OCTEP_SDP_FEAT_ESN | OCTEP_SDP_FEAT_TUNNEL |
 			OCTEP_SDP_FEAT_IPV6 | OCTEP_SDP_FEAT_DEL_MANY |
-			OCTEP_SDP_FEAT_LIST | OCTEP_SDP_FEAT_POLICY;
+			OCTEP_SDP_FEAT_LIST | OCTEP_SDP_FEAT_POLICY |
+			OCTEP_SDP_FEAT_STATS_MANY;
 	spin_lock_init(&ips->mbox_lock);
 	INIT_DELAYED_WORK(&ips->mbox_work, osim_mbox_work);
 	osim_flow_table_init(ips);
