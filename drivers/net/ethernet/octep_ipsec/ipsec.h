@@ -169,6 +169,8 @@ enum octep_ipsec_cnt {
  * @batch: @ctl_work's batch of states being deleted
  * @stats_work: refreshes per-state counters from the block, and adds the
  *	block's transmit drops to the stack's xfrm MIB
+ * @stats_all: @stats_work's next FLOW_STATS_MANY pass asks for every
+ *	state, not the changed ones (only @stats_work touches it)
  * @orphans_total: entries that leaked (failed deletes, late adds)
  * @resyncs: resyncs with the block done
  * @resync_freed: leaked entries a resync freed (deleted, or found gone)
@@ -203,6 +205,7 @@ struct octep_ipsec {
 	struct delayed_work ctl_work;
 	struct octep_ipsec_sa *batch[OCTEP_SDP_MBOX_DEL_MANY_MAX];
 	struct delayed_work stats_work;
+	bool stats_all;
 	atomic64_t orphans_total;
 	atomic64_t resyncs;
 	atomic64_t resync_freed;

@@ -77,30 +77,87 @@ static bool octep_ipsec_tx_mib(struct octep_ipsec *ips)
 	return true;
 }
 
-/**
- * octep_ipsec_stats_work() - read the block's counters of packet-offload states
- * @work: ips->stats_work
- *
- * Walks ips->owned by handle, so a pass is linear in the states, and
- * takes no lock across a request: an entry is looked up again before its
- * counters are written (it is freed only after it leaves ips->owned).
- * Also checks the limits of the states that have them.
+/*
+ * Store the block's counts of handle @h in its entry, if that is still
+ * @sa (with @sa NULL: whatever packet-offload entry owns @h), and check
+ * the limits of its state. False when no entry owns @h while an add is
+ * under way: the counts may be that add's entry's, reported before the
+ * add took the handle.
  */
-void octep_ipsec_stats_work(struct work_struct *work)
+static bool octep_ipsec_stats_store(struct octep_ipsec *ips, u32 h,
+				    struct octep_ipsec_sa *sa, u64 packets,
+				    u64 bytes, u64 seq)
 {
-	struct octep_ipsec *ips = container_of(to_delayed_work(work),
-					       struct octep_ipsec, stats_work);
-	struct octep_sdp_mbox_flow_stats st;
-	unsigned long idx = 0;
+	struct octep_ipsec_sa *cur;
+	struct xfrm_state *x = NULL;
+	bool known = true;
+	int inflight;
+
+	spin_lock_bh(&ips->lock);
+	/* Only compared: @sa may be freed unless it is still there. */
+	cur = xa_load(&ips->owned, h);
+	if (!cur) {
+		inflight = atomic_read(&ips->adds_inflight);
+		/* Pairs with octep_ipsec_own(): owned, then the add's end. */
+		smp_rmb();
+		cur = xa_load(&ips->owned, h);
+		known = cur || !inflight;
+	}
+	if (cur && (sa ? cur == sa :
+		    !cur->pol && cur->type == XFRM_DEV_OFFLOAD_PACKET)) {
+		cur->hw.packets = cpu_to_le64(packets);
+		cur->hw.bytes = cpu_to_le64(bytes);
+		cur->hw.seq = cpu_to_le64(seq);
+		/*
+		 * Live, the state is not freed yet (state_free marks it dead
+		 * under this lock); a zero count means it is on its way out,
+		 * with no lifetime left to check.
+		 */
+		if (cur->where == OCTEP_SA_LIVE &&
+		    octep_ipsec_has_limits(cur->x) &&
+		    refcount_inc_not_zero(&cur->x->refcnt))
+			x = cur->x;
+	}
+	spin_unlock_bh(&ips->lock);
+	if (x) {
+		octep_ipsec_check_expire(x);
+		xfrm_state_put(x);
+	}
+	return known;
+}
+
+/* Is there a live packet-offload state to read counters for? */
+static bool octep_ipsec_any_packet(struct octep_ipsec *ips)
+{
 	struct octep_ipsec_sa *sa;
-	struct xfrm_state *x;
-	bool again = false;
+	unsigned long idx;
+	bool any = false;
+
+	spin_lock_bh(&ips->lock);
+	xa_for_each(&ips->owned, idx, sa) {
+		if (sa->where == OCTEP_SA_LIVE && !sa->pol &&
+		    sa->type == XFRM_DEV_OFFLOAD_PACKET) {
+			any = true;
+			break;
+		}
+	}
+	spin_unlock_bh(&ips->lock);
+	return any;
+}
+
+/*
+ * Without FLOW_STATS_MANY: one FLOW_STATS a packet-offload state. Walks
+ * ips->owned by handle, so a pass is linear in the states, and takes no
+ * lock across a request. Return: whether there was any such state.
+ */
+static bool octep_ipsec_stats_each(struct octep_ipsec *ips)
+{
+	struct octep_sdp_mbox_flow_stats st;
+	struct octep_ipsec_sa *sa;
+	unsigned long idx = 0;
+	bool any = false;
 	__le64 req;
 
-	/* While anything offloaded can make the block drop what we send. */
-	if (octep_ipsec_tx_mib(ips) &&
-	    (READ_ONCE(ips->n_out_pols) || !list_empty_careful(&ips->sas)))
-		again = true;
 	for (;; idx++) {
 		spin_lock_bh(&ips->lock);
 		xa_for_each_start(&ips->owned, idx, sa, idx)
@@ -110,32 +167,91 @@ void octep_ipsec_stats_work(struct work_struct *work)
 		spin_unlock_bh(&ips->lock);
 		if (!sa)
 			break;
-		again = true;
+		any = true;
 		req = cpu_to_le64(idx);
 		if (octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_STATS, &req,
 				    sizeof(req), &st, sizeof(st)))
 			continue;
-		spin_lock_bh(&ips->lock);
-		x = NULL;
-		/* Only compared: @sa may be freed unless it is still there. */
-		if (xa_load(&ips->owned, idx) == sa) {
-			sa->hw = st;
-			/*
-			 * Live, the state is not freed yet (state_free marks
-			 * it dead under this lock); a zero count means it is
-			 * on its way out, with no lifetime left to check.
-			 */
-			if (sa->where == OCTEP_SA_LIVE &&
-			    octep_ipsec_has_limits(sa->x) &&
-			    refcount_inc_not_zero(&sa->x->refcnt))
-				x = sa->x;
-		}
-		spin_unlock_bh(&ips->lock);
-		if (x) {
-			octep_ipsec_check_expire(x);
-			xfrm_state_put(x);
-		}
+		octep_ipsec_stats_store(ips, idx, sa, le64_to_cpu(st.packets),
+					le64_to_cpu(st.bytes),
+					le64_to_cpu(st.seq));
 	}
+	return any;
+}
+
+/*
+ * With FLOW_STATS_MANY: the block reports the states whose counts changed
+ * since it last did, a few to a request; idle states cost nothing. The
+ * block takes them as reported when it answers, so a pass that loses a
+ * response, or that may have dropped the counts of an add's entry before
+ * the add took its handle, has the next pass ask for every state
+ * (OCTEP_SDP_STATS_ALL). Return: whether there was any state to read.
+ */
+static bool octep_ipsec_stats_many(struct octep_ipsec *ips)
+{
+	__le64 resp[OCTEP_SDP_MBOX_MAX_BODY - 1];
+	const struct octep_sdp_mbox_stats_rec *rec = (void *)&resp[2];
+	u64 next, flags;
+	unsigned int i, n;
+	u32 cursor = 0;
+	__le64 req[2];
+
+	if (!octep_ipsec_any_packet(ips))
+		return false;
+	flags = ips->stats_all ? OCTEP_SDP_STATS_ALL : 0;
+	ips->stats_all = false;
+	do {
+		req[0] = cpu_to_le64(cursor);
+		req[1] = cpu_to_le64(flags);
+		if (octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_STATS_MANY,
+				    req, sizeof(req), resp, sizeof(resp))) {
+			ips->stats_all = true;
+			break;
+		}
+		next = le64_to_cpu(resp[0]);
+		n = min_t(u64, le64_to_cpu(resp[1]),
+			  OCTEP_SDP_MBOX_STATS_MANY_MAX);
+		for (i = 0; i < n; i++)
+			if (!octep_ipsec_stats_store(ips,
+						     le64_to_cpu(rec[i].handle),
+						     NULL,
+						     le64_to_cpu(rec[i].packets),
+						     le64_to_cpu(rec[i].bytes),
+						     le64_to_cpu(rec[i].seq)))
+				ips->stats_all = true;
+		/* A cursor that does not move on would never end the pass. */
+		if (!(next & OCTEP_SDP_MBOX_LIST_DONE) && (u32)next <= cursor) {
+			ips->stats_all = true;
+			break;
+		}
+		cursor = (u32)next;
+	} while (!(next & OCTEP_SDP_MBOX_LIST_DONE));
+	return true;
+}
+
+/**
+ * octep_ipsec_stats_work() - read the block's counters of packet-offload states
+ * @work: ips->stats_work
+ *
+ * Every OCTEP_IPSEC_STATS_MS while a packet-offload state (or anything
+ * the block can drop what we send for) is offloaded. An entry is looked up
+ * again before its counters are written (it is freed only after it leaves
+ * ips->owned). Also checks the limits of the states read that have them.
+ */
+void octep_ipsec_stats_work(struct work_struct *work)
+{
+	struct octep_ipsec *ips = container_of(to_delayed_work(work),
+					       struct octep_ipsec, stats_work);
+	bool again = false;
+
+	/* While anything offloaded can make the block drop what we send. */
+	if (octep_ipsec_tx_mib(ips) &&
+	    (READ_ONCE(ips->n_out_pols) || !list_empty_careful(&ips->sas)))
+		again = true;
+	if (octep_ipsec_has(ips, OCTEP_SDP_FEAT_STATS_MANY))
+		again |= octep_ipsec_stats_many(ips);
+	else
+		again |= octep_ipsec_stats_each(ips);
 	if (again)
 		queue_delayed_work(system_wq, &ips->stats_work,
 				   msecs_to_jiffies(OCTEP_IPSEC_STATS_MS));

@@ -76,8 +76,8 @@ lifetime_case()
 	# "No expire" is judged once the driver has checked the limits
 	# against the BELOW packets: its stats work stores a state's counts,
 	# checks that state's limits, then asks the block for the next
-	# state's. Once the counts show, three more requests (two packet
-	# states a period) reach into the next period, a second later.
+	# states'. Once the counts show, three more requests (one a period
+	# with FLOW_STATS_MANY, two without) reach into the next period.
 	if wait_for 10 counted "$spi" "$src" "$dst" "$below" &&
 	   r=$(sim_read ipsec/mbox_requests) &&
 	   wait_for 10 mbox_past $((r + 2)); then
