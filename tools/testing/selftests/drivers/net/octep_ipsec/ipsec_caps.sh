@@ -21,20 +21,6 @@ ktap_plan 21
 ipsec_prepare
 check "modules load" octep_load || ktap_finish
 check "device 0" octep_new 0 1 || ktap_finish
-AUX=/sys/bus/auxiliary/devices/octep_sim.sdp.0
-
-# features MASK: the block announces MASK; the driver probes again.
-features()
-{
-	local drv
-
-	drv=$(readlink -f "$AUX/driver") || return 1
-	echo "$1" >"$SIM_DBG/ipsec/features" &&
-	echo octep_sim.sdp.0 >"$drv/unbind" &&
-	echo octep_sim.sdp.0 >"$drv/bind" &&
-	wait_for "$OCTEP_WAIT" lib_one_netdev "$AUX/net" || return 1
-	HOST_IF=$(lib_one_netdev "$AUX/net")
-}
 
 # crypto_sa FAM [ARGS...]: a crypto-offload outbound state on HOST_IF
 # between the test addresses of FAM (4|6); prints ip's messages.
@@ -100,11 +86,11 @@ offloads()
 	fi
 }
 
-check "every feature announced: the driver probes again" features "$ALL"
+check "every feature announced: the driver probes again" ipsec_features "$ALL"
 offloads "all features, ESN tunnel IPv6" 6 mode tunnel flag esn \
 	replay-window "$IPSEC_OUT_WINDOW"
 
-check "no packet offload announced: the driver probes again" features 0x1fd
+check "no packet offload announced: the driver probes again" ipsec_features 0x1fd
 out=$(python3 "$XFRM_NL" state "$HOST_IP4" "$PEER_IP4" 0x3002 1 transport \
 	"$IPSEC_K128" 128 --offload packet --dev "$HOST_IF" 2>&1)
 if grep -q "does not offer packet offload" <<<"$out" &&
@@ -123,7 +109,7 @@ else
 fi
 offloads "no packet offload: crypto offload" 4
 
-check "no policy table announced: the driver probes again" features 0x17f
+check "no policy table announced: the driver probes again" ipsec_features 0x17f
 out=$(python3 "$XFRM_NL" policy out "$HOST_IP4/32" "$PEER_IP4/32" "$HOST_IP4" \
 	"$PEER_IP4" 1 transport --offload packet --dev "$HOST_IF" 2>&1)
 if grep -q "has no policy table" <<<"$out" &&
@@ -141,19 +127,19 @@ else
 fi
 ip xfrm state flush
 
-check "no ESN announced: the driver probes again" features 0x1fb
+check "no ESN announced: the driver probes again" ipsec_features 0x1fb
 fallback "no ESN: an ESN state" ESN 4 flag esn replay-window "$IPSEC_OUT_WINDOW"
 offloads "no ESN: a state without ESN" 4
 
-check "no tunnel mode announced: the driver probes again" features 0x1f7
+check "no tunnel mode announced: the driver probes again" ipsec_features 0x1f7
 fallback "no tunnel mode: a tunnel-mode state" "tunnel mode" 4 mode tunnel
 offloads "no tunnel mode: a transport-mode state" 4
 
-check "no IPv6 announced: the driver probes again" features 0x1ef
+check "no IPv6 announced: the driver probes again" ipsec_features 0x1ef
 fallback "no IPv6: an IPv6 state" IPv6 6
 offloads "no IPv6: an IPv4 state" 4
 
 ip xfrm state flush
-features "$ALL"
+ipsec_features "$ALL"
 kernel_log_clean "no kernel warnings"
 ktap_finish
