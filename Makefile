@@ -24,6 +24,8 @@
 #                        rounds (ORACLE_ROUNDS) from a new seed (ORACLE_SEED)
 #   make dkms-install    install both modules with DKMS for the running kernel
 #   make dkms-remove     remove them (scripts/dkms-install)
+#   make deb             out/deb/octep-ipsec-dkms_VERSION_all.deb, the DKMS
+#                        package (debian/, scripts/deb), lintian-checked
 #   make clean           kbuild's clean; make distclean also removes out/
 
 top := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
@@ -46,7 +48,7 @@ SHELL_FILES = $(shell cd $(top) && \
 	done; ls tools/testing/selftests/drivers/net/octep_ipsec/*.sh \
 		tools/testing/selftests/drivers/net/octep_ipsec/*.inc)
 
-.PHONY: all modules clean distclean checkpatch kernel-doc coccicheck intree shellcheck check check-debug check-matrix check-soak check-fresh check-dkms check-oracle demo model compat dkms-install dkms-remove help
+.PHONY: all modules clean distclean checkpatch kernel-doc coccicheck intree shellcheck check check-debug check-matrix check-soak check-fresh check-dkms check-oracle demo model compat dkms-install dkms-remove deb help
 
 all: modules
 
@@ -121,6 +123,9 @@ dkms-install:
 dkms-remove:
 	$(top)/scripts/dkms-install remove
 
+deb:
+	$(top)/scripts/deb
+
 model:
 	@if [ -f $(top)/spec/Makefile ]; then \
 		$(MAKE) -C $(top)/spec check; \
@@ -129,4 +134,4 @@ model:
 	fi
 
 help:
-	@sed -n '3,17p' $(top)/Makefile
+	@sed -n '3,/^$$/p' $(top)/Makefile
