@@ -18,7 +18,7 @@
 # peer -> host: the peer sends each probe through it or in clear, the
 # host delivers it or drops it (fixed cases: an IPsec policy on all or
 # one port, an allow or a block before it, a block that is the newest,
-# then half as many random rounds).
+# then a quarter as many random rounds).
 #
 # Asserted: software does what its priority order says (a check of the
 # oracle itself); packet offload does what software does except where
