@@ -203,6 +203,12 @@ static bool octep_ipsec_stats_many(struct octep_ipsec *ips)
 	do {
 		req[0] = cpu_to_le64(cursor);
 		req[1] = cpu_to_le64(flags);
+		/*
+		 * A response shorter than the count it gives leaves the rest
+		 * as it was: zeros, not the last response's records or the
+		 * stack's.
+		 */
+		memset(resp, 0, sizeof(resp));
 		if (octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_STATS_MANY,
 				    req, sizeof(req), resp, sizeof(resp))) {
 			ips->stats_all = true;
