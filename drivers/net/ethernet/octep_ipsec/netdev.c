@@ -440,15 +440,16 @@ static void octep_tx_stop(struct octep_dev *oct)
 			napi_disable(&oct->qv[q].napi);
 		oct->napi_off = true;
 	}
-	netif_tx_disable(netdev);
 	/*
 	 * The stack's watchdog takes a queue stopped for watchdog_timeo
 	 * since its last transmit for a hung one. Stopped here, a queue idle
 	 * for that long would be, at the watchdog's next look, while the
-	 * rings are rebuilt: its clock starts now instead.
+	 * rings are rebuilt: its clock starts now instead. Before the stop,
+	 * so that no look between the two finds a stopped queue's old clock.
 	 */
 	for (q = 0; q < netdev->num_tx_queues; q++)
 		txq_trans_cond_update(netdev_get_tx_queue(netdev, q));
+	netif_tx_disable(netdev);
 }
 
 /**
