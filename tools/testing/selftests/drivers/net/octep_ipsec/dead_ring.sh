@@ -26,7 +26,7 @@
 source "$(dirname "$0")/lib.sh"
 require_cmd ip ethtool ping devlink
 
-ktap_plan 21
+ktap_plan 23
 
 IN_ENABLE=0x10010	# OCTEP_SDP_R_IN_ENABLE(0)
 OUT_ENABLE=0x10160	# OCTEP_SDP_R_OUT_ENABLE(0)
@@ -102,11 +102,20 @@ fi
 
 # ------------------------------------------------ input ring hung, a few frames
 
-check "a 1024-instruction input ring" ethtool -G "$HOST_IF" tx 1024
 # BQL would stop the queue after the first frame of a hung ring, and the
 # stack's watchdog would see it: hold BQL's limit above what 5 pings send.
-BQL=/sys/class/net/$HOST_IF/queues/tx-0/byte_queue_limits/limit_min
-echo 1000000 >"$BQL"
+# The rebuild's dql_reset() takes the limit from limit_min, but leaves
+# the byte count the queue may send until the next completion as the old
+# ring's (a few hundred bytes after the last case's pongs): a ping after
+# the rebuild completes one frame and so brings the floor in. Without it
+# the 5 pings stopped the queue in the stack once in CI (tx_stops +0,
+# NETDEV WATCHDOG first).
+BQL=/sys/class/net/$HOST_IF/queues/tx-0/byte_queue_limits
+echo 1000000 >"$BQL/limit_min"
+check "a 1024-instruction input ring" ethtool -G "$HOST_IF" tx 1024
+check "a ping completes on the new ring" wait_for 10 pong
+check "BQL's limit held at 1000000 after the rebuild" \
+	[ "$(cat "$BQL/limit")" -ge 1000000 ]
 t0=$(s tx_timeouts) st0=$(s tx_stops)
 n0=$(dmesg | grep -c "NETDEV WATCHDOG")
 echo 1 >"$SIM_DBG/ring0/in_hang"
