@@ -313,13 +313,14 @@ x = float(sys.argv[1]); lo, hi = sys.argv[2], sys.argv[3]
 sys.exit(not ((lo == "" or x >= float(lo)) and (hi == "" or x <= float(hi))))' "$@"
 }
 
-# expect DESC X LO HI
+# expect DESC X LO HI [DIAG]: DIAG, what was measured, is printed before
+# the case's line.
 expect()
 {
 	if in_range "$2" "$3" "$4"; then
-		ktap_ok "$1"
+		ktap_ok "$1" "${5:-}"
 	else
-		ktap_fail "$1"
+		ktap_fail "$1" "${5:-}"
 	fi
 }
 
@@ -328,16 +329,16 @@ P_WINDOW=0 V_WINDOW=0
 for round in $(seq "$ROUNDS"); do
 	for mode in visit pass; do
 		run "$mode" || RUNS_OK=0
-		expect "round $round, service=$mode: the stream completes ($RATE Mbit/s)" \
-			"$RATE" 1 ""
+		expect "round $round, service=$mode: the stream completes" \
+			"$RATE" 1 "" "$RATE Mbit/s"
 		if [ "$mode" = visit ]; then
 			V_STALLS=$((V_STALLS + STALLS))
 			V_SHARE=$(python3 -c "print(round($V_SHARE + $SHARE, 4))")
 			V_WINDOW=$(python3 -c "print(max($V_WINDOW, $WINDOW))")
-			expect "round $round, service=visit: rxwd_stalls $STALLS <= $VISIT_STALLS_MAX" \
-				"$STALLS" 0 "$VISIT_STALLS_MAX"
-			expect "round $round, service=visit: paused in long gaps $SHARE <= $VISIT_SHARE_MAX" \
-				"$SHARE" 0 "$VISIT_SHARE_MAX"
+			expect "round $round, service=visit: rxwd_stalls <= $VISIT_STALLS_MAX" \
+				"$STALLS" 0 "$VISIT_STALLS_MAX" "rxwd_stalls $STALLS"
+			expect "round $round, service=visit: paused in long gaps <= $VISIT_SHARE_MAX" \
+				"$SHARE" 0 "$VISIT_SHARE_MAX" "paused in long gaps $SHARE"
 		else
 			P_STALLS=$((P_STALLS + STALLS))
 			P_SHARE=$(python3 -c "print(round($P_SHARE + $SHARE, 4))")
@@ -352,10 +353,10 @@ done
 # The old servicing, over the rounds: a left ring is not found every run
 # (see above), so its failure is asserted on the sums, and on its worst
 # stretch, as the report's captures were taken while the stream crawled.
-expect "service=pass leaves rings: rxwd_stalls $P_STALLS >= $PASS_STALLS_MIN over $ROUNDS runs" \
-	"$P_STALLS" "$PASS_STALLS_MIN" ""
-expect "service=pass pauses the stream: paused in long gaps $P_SHARE >= $PASS_SHARE_MIN over $ROUNDS runs" \
-	"$P_SHARE" "$PASS_SHARE_MIN" ""
+expect "service=pass leaves rings: rxwd_stalls >= $PASS_STALLS_MIN over $ROUNDS runs" \
+	"$P_STALLS" "$PASS_STALLS_MIN" "" "rxwd_stalls $P_STALLS"
+expect "service=pass pauses the stream: paused in long gaps >= $PASS_SHARE_MIN over $ROUNDS runs" \
+	"$P_SHARE" "$PASS_SHARE_MIN" "" "paused in long gaps $P_SHARE"
 ktap_diag "service=pass: long pauses' medians (runs with 5 or more):${P_MEDS:- none}"
 if [ -z "$P_MEDS" ]; then
 	ktap_fail "service=pass: the long pauses are near the $PERIOD_MS ms period"
@@ -365,16 +366,20 @@ else
 		in_range "$m" "" "$PAUSE_HI" || ok=0
 	done
 	if [ "$ok" = 1 ]; then
-		ktap_ok "service=pass: the long pauses are near the $PERIOD_MS ms period (medians$P_MEDS <= $PAUSE_HI)"
+		ktap_ok "service=pass: the long pauses are near the $PERIOD_MS ms period" \
+			"medians$P_MEDS <= $PAUSE_HI"
 	else
-		ktap_fail "service=pass: the long pauses are near the $PERIOD_MS ms period (medians$P_MEDS <= $PAUSE_HI)"
+		ktap_fail "service=pass: the long pauses are near the $PERIOD_MS ms period" \
+			"medians$P_MEDS, want each <= $PAUSE_HI"
 	fi
 fi
-expect "service=pass crawls: its most paused $WINDOW_S s paused $P_WINDOW >= $PASS_WINDOW_MIN and >= 2 * visit's $V_WINDOW" \
-	"$(python3 -c "print(min($P_WINDOW - $PASS_WINDOW_MIN, $P_WINDOW - 2 * $V_WINDOW))")" 0 ""
-expect "pass pauses the stream, visit does not: paused in long gaps $P_SHARE >= 4 * $V_SHARE + 0.02" \
-	"$(python3 -c "print($P_SHARE - 4 * $V_SHARE - 0.02)")" 0 ""
-expect "pass leaves rings, visit does not: rxwd_stalls $P_STALLS >= 2 * $V_STALLS + 6" \
-	"$((P_STALLS - 2 * V_STALLS - 6))" 0 ""
+expect "service=pass crawls: its most paused $WINDOW_S s paused >= $PASS_WINDOW_MIN and >= 2 * visit's" \
+	"$(python3 -c "print(min($P_WINDOW - $PASS_WINDOW_MIN, $P_WINDOW - 2 * $V_WINDOW))")" 0 "" \
+	"pass $P_WINDOW, visit $V_WINDOW"
+expect "pass pauses the stream, visit does not: paused in long gaps, pass >= 4 * visit + 0.02" \
+	"$(python3 -c "print($P_SHARE - 4 * $V_SHARE - 0.02)")" 0 "" \
+	"pass $P_SHARE, visit $V_SHARE"
+expect "pass leaves rings, visit does not: rxwd_stalls, pass >= 2 * visit + 6" \
+	"$((P_STALLS - 2 * V_STALLS - 6))" 0 "" "pass $P_STALLS, visit $V_STALLS"
 
 ktap_finish

@@ -110,7 +110,8 @@ sleep "$STILL"
 diag "rearm=none masked=drop"
 c0=$(sim_read ring0/out_count) t0=$(taken)
 [ "$c0" -gt 0 ] && [ "$(sim_read ring0/irq_masked_dropped)" -gt 0 ] &&
-	ktap_ok "rearm=none, masked=drop: its crossing is dropped, the ring is left ($c0 counted)" ||
+	ktap_ok "rearm=none, masked=drop: its crossing is dropped, the ring is left" \
+		"$c0 counted" ||
 	ktap_fail "rearm=none, masked=drop: its crossing is dropped, the ring is left" \
 		"out_count $c0, irq_masked_dropped $(sim_read ring0/irq_masked_dropped)"
 echo "$MORE" >"$SIM_DBG/ring0/inject"
@@ -118,7 +119,7 @@ sleep "$STILL"
 c1=$(sim_read ring0/out_count) t1=$(taken)
 [ "$c1" = $((c0 + MORE)) ] && [ "$t1" = "$t0" ] &&
 	ktap_ok "rearm=none, masked=drop: $MORE more packets pile up, nobody takes them" ||
-	ktap_fail "rearm=none, masked=drop: more packets pile up, nobody takes them" \
+	ktap_fail "rearm=none, masked=drop: $MORE more packets pile up, nobody takes them" \
 		"out_count $c0 -> $c1, taken $t0 -> $t1"
 r0=$(stat "$HOST_IF" rxwd_rescues)
 devlink dev param set "$DL_DEV" name rxwd_period_us value "$PERIOD_DEF" \

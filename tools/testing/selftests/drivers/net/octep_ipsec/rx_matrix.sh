@@ -108,14 +108,15 @@ combo()
 		win=$(sum_rings irq_latched)
 	fi
 	[ "$(sum_rings arrived_on_enable)" -gt 0 ] && [ "$win" -gt 0 ] &&
-		ktap_ok "$name: packets in the window before the enable ($(sum_rings arrived_on_enable)), raises $masked ($win)" ||
-		ktap_fail "$name: packets in the window before the enable" \
+		ktap_ok "$name: packets in the window before the enable, raises $masked" \
+			"arrived_on_enable $(sum_rings arrived_on_enable), $masked $win" ||
+		ktap_fail "$name: packets in the window before the enable, raises $masked" \
 			"arrived_on_enable $(sum_rings arrived_on_enable), $masked $win"
-	[ "$rate" -gt 0 ] && ktap_ok "$name: the stream completes ($rate Mbit/s)" ||
-		ktap_fail "$name: the stream completes"
+	[ "$rate" -gt 0 ] && ktap_ok "$name: the stream completes" "$rate Mbit/s" ||
+		ktap_fail "$name: the stream completes" "${rate:-no} Mbit/s"
 	[ "$stalls" -le "$VISIT_STALLS_MAX" ] &&
-		ktap_ok "$name: rxwd_stalls $stalls <= $VISIT_STALLS_MAX" ||
-		ktap_fail "$name: rxwd_stalls $stalls <= $VISIT_STALLS_MAX"
+		ktap_ok "$name: rxwd_stalls <= $VISIT_STALLS_MAX" "rxwd_stalls $stalls" ||
+		ktap_fail "$name: rxwd_stalls <= $VISIT_STALLS_MAX" "rxwd_stalls $stalls"
 	[ "$left" = 0 ] && ktap_ok "$name: nothing left, every packet taken" ||
 		ktap_fail "$name: nothing left, every packet taken" \
 			"out_count $(sum_rings out_count), taken $(taken), block out_pkts $(sum_rings out_pkts)"

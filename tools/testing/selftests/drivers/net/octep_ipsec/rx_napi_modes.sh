@@ -94,12 +94,12 @@ h1=$(stat "$HOST_IF" oq_handed)
 s1=$(stat "$HOST_IF" rxwd_stalls)
 ktap_diag "busy_read 200: received $got of $N, oq_busy +$((b1 - b0)), oq_handed +$((h1 - h0)), rxwd_stalls +$((s1 - s0))"
 if [ "$((b1 - b0))" -gt 0 ]; then
-	ktap_ok "busy poll: the busy poller's completions counted in oq_busy ($((b1 - b0)))"
+	ktap_ok "busy poll: the busy poller's completions counted in oq_busy" "oq_busy +$((b1 - b0))"
 else
 	ktap_fail "busy poll: the busy poller's completions counted in oq_busy" "oq_busy +0"
 fi
 if [ "$got" = "$N" ]; then
-	ktap_ok "busy poll: every datagram arrives ($got)"
+	ktap_ok "busy poll: every datagram arrives" "$got of $N"
 else
 	ktap_fail "busy poll: every datagram arrives" "$got of $N"
 fi
@@ -126,12 +126,12 @@ d1=$(stat "$HOST_IF" oq_deferred)
 s1=$(stat "$HOST_IF" rxwd_stalls)
 ktap_diag "defer 2, gro_flush_timeout 200 us: $rate Mbit/s, oq_deferred +$((d1 - d0)), rxwd_stalls +$((s1 - s0)), rxwd_rescues $(stat "$HOST_IF" rxwd_rescues)"
 if [ "$((d1 - d0))" -gt 0 ]; then
-	ktap_ok "deferral: the deferred completions counted in oq_deferred ($((d1 - d0)))"
+	ktap_ok "deferral: the deferred completions counted in oq_deferred" "oq_deferred +$((d1 - d0))"
 else
 	ktap_fail "deferral: the deferred completions counted in oq_deferred" "oq_deferred +0"
 fi
 if [ "$rate" -gt 0 ]; then
-	ktap_ok "deferral: the stream flows ($rate Mbit/s)"
+	ktap_ok "deferral: the stream flows" "$rate Mbit/s"
 else
 	ktap_fail "deferral: the stream flows" "no rate"
 fi
@@ -153,7 +153,7 @@ rate=$(in_peer timeout $((SECS + 30)) iperf3 -c "$HOST_IP4" -t 2 -J 2>/dev/null 
 b1=$(stat "$HOST_IF" oq_busy)
 d1=$(stat "$HOST_IF" oq_deferred)
 if [ "$rate" -gt 0 ] && [ "$b1" = "$b0" ] && [ "$d1" = "$d0" ]; then
-	ktap_ok "neither: a stream moves neither oq_busy nor oq_deferred ($rate Mbit/s)"
+	ktap_ok "neither: a stream moves neither oq_busy nor oq_deferred" "$rate Mbit/s"
 else
 	ktap_fail "neither: a stream moves neither oq_busy nor oq_deferred" \
 		"$rate Mbit/s, oq_busy +$((b1 - b0)), oq_deferred +$((d1 - d0))"

@@ -56,13 +56,13 @@ sleep "$FAULT_SECS"
 refill_off
 a1=$(stat "$HOST_IF" rx_alloc_fail)
 if [ $((a1 - a0)) -gt 0 ]; then
-	ktap_ok "refill failures counted (rx_alloc_fail +$((a1 - a0)) in $FAULT_SECS s)"
+	ktap_ok "refill failures counted" "rx_alloc_fail +$((a1 - a0)) in $FAULT_SECS s"
 else
 	ktap_fail "refill failures counted" "rx_alloc_fail $a0 -> $a1"
 fi
 
 if out=$(streams_flowing 30); then
-	ktap_ok "both streams flow after the faults ($out)"
+	ktap_ok "both streams flow after the faults" "$out"
 else
 	ktap_fail "both streams flow after the faults" "in 30 s no 3 s window with both flowing: $out"
 fi

@@ -46,17 +46,18 @@ check "modules load with resend=1" octep_load resend=1 || ktap_finish
 check "device 0 with 1 ring" octep_new 0 1 || ktap_finish
 check "peer namespace behind the wire" peer_setup || ktap_finish
 rate=$(stream)
-[ "$rate" -gt 0 ] && ktap_ok "resend=1: the stream completes ($rate Mbit/s)" ||
-	ktap_fail "resend=1: the stream completes"
+[ "$rate" -gt 0 ] && ktap_ok "resend=1: the stream completes" "$rate Mbit/s" ||
+	ktap_fail "resend=1: the stream completes" "${rate:-no} Mbit/s"
 sleep 0.5
 read -r drv blk <<<"$(counts)"
 ktap_diag "driver resend $drv, block RESEND writes $blk, rxwd_stalls $(stat "$HOST_IF" rxwd_stalls), interrupts $(stat "$HOST_IF" interrupts)"
-[ "$drv" -gt 0 ] && ktap_ok "resend counted ($drv)" || ktap_fail "resend counted ($drv)"
-[ "$drv" -eq "$blk" ] && ktap_ok "the block saw every RESEND counted ($blk)" ||
+[ "$drv" -gt 0 ] && ktap_ok "resend counted" "resend $drv" ||
+	ktap_fail "resend counted" "resend $drv"
+[ "$drv" -eq "$blk" ] && ktap_ok "the block saw every RESEND counted" "block $blk" ||
 	ktap_fail "the block saw every RESEND counted" "driver $drv, block $blk"
 s=$(stat "$HOST_IF" rxwd_stalls)
-[ "$s" -le "$VISIT_STALLS_MAX" ] && ktap_ok "rxwd_stalls $s <= $VISIT_STALLS_MAX" ||
-	ktap_fail "rxwd_stalls $s <= $VISIT_STALLS_MAX"
+[ "$s" -le "$VISIT_STALLS_MAX" ] && ktap_ok "rxwd_stalls <= $VISIT_STALLS_MAX" "rxwd_stalls $s" ||
+	ktap_fail "rxwd_stalls <= $VISIT_STALLS_MAX" "rxwd_stalls $s"
 
 peer_teardown
 octep_del 0
@@ -66,7 +67,7 @@ octep_new 0 1 && peer_setup
 rate=$(stream)
 blk=$(sim_read ring0/resend_writes)
 [ "$rate" -gt 0 ] && [ "$blk" -eq 0 ] && [ "$(stat "$HOST_IF" resend)" -eq 0 ] &&
-	ktap_ok "resend=0: no RESEND written ($rate Mbit/s)" ||
+	ktap_ok "resend=0: no RESEND written" "$rate Mbit/s" ||
 	ktap_fail "resend=0: no RESEND written" "block $blk, rate $rate"
 
 ktap_finish

@@ -107,7 +107,7 @@ else
 		"$GOT of $N, UdpRcvbufErrors +$RCVERR"
 fi
 if [ "$COPIED" -ge "$N" ]; then
-	ktap_ok "each was copied: rx_copybreak +$COPIED"
+	ktap_ok "each was copied" "rx_copybreak +$COPIED"
 else
 	ktap_fail "each was copied" "rx_copybreak +$COPIED < $N"
 fi
@@ -123,7 +123,8 @@ fi
 counted_burst 1000
 ktap_diag "1000-byte datagrams: $GOT of $N held, rx_copybreak +$COPIED, UdpRcvbufErrors +$RCVERR, rx_drops +$DROPS"
 if [ "$((GOT + RCVERR + DROPS))" -ge "$N" ] && [ "$COPIED" -lt "$N" ]; then
-	ktap_ok "1000-byte datagrams keep their page; each one not held is counted ($GOT held, $RCVERR RcvbufErrors)"
+	ktap_ok "1000-byte datagrams keep their page; each one not held is counted" \
+		"$GOT held, $RCVERR RcvbufErrors"
 else
 	ktap_fail "1000-byte datagrams keep their page; each one not held is counted" \
 		"$GOT held + $RCVERR RcvbufErrors + $DROPS rx_drops < $N, or rx_copybreak +$COPIED"
@@ -152,7 +153,7 @@ counted_burst 64
 # Each datagram arrived (held, or counted where it was not): a burst that
 # never came would copy nothing too.
 if [ "$COPIED" = 0 ] && [ "$((GOT + RCVERR + DROPS))" -ge "$N" ]; then
-	ktap_ok "at rx-copybreak 0 nothing is copied ($GOT of $N held, $RCVERR RcvbufErrors)"
+	ktap_ok "at rx-copybreak 0 nothing is copied" "$GOT of $N held, $RCVERR RcvbufErrors"
 else
 	ktap_fail "at rx-copybreak 0 nothing is copied" \
 		"rx_copybreak +$COPIED; $GOT held + $RCVERR RcvbufErrors + $DROPS rx_drops of $N"

@@ -81,25 +81,26 @@ round true
 on_declined=$declined on_skipped=$skipped on_left=$left on_mbps=$mbps
 
 if [ "$off_mbps" -gt 0 ] && [ "$on_mbps" -gt 0 ]; then
-	ktap_ok "both streams complete ($off_mbps and $on_mbps Mbit/s)"
+	ktap_ok "both streams complete" "$off_mbps and $on_mbps Mbit/s"
 else
-	ktap_fail "both streams complete ($off_mbps and $on_mbps Mbit/s)"
+	ktap_fail "both streams complete" "$off_mbps and $on_mbps Mbit/s"
 fi
 if [ "$off_declined" -ge "$DECLINED_MIN" ] && [ "$off_skipped" = 0 ]; then
-	ktap_ok "skip off: the watchdog is turned away under a stream ($off_declined), passes over nothing"
+	ktap_ok "skip off: the watchdog is turned away under a stream, passes over nothing" \
+		"oq_declined $off_declined"
 else
-	ktap_fail "skip off: the watchdog is turned away under a stream ($off_declined), passes over nothing" \
-		"want oq_declined >= $DECLINED_MIN, rxwd_skipped 0 (read $off_skipped)"
+	ktap_fail "skip off: the watchdog is turned away under a stream, passes over nothing" \
+		"want oq_declined >= $DECLINED_MIN (read $off_declined), rxwd_skipped 0 (read $off_skipped)"
 fi
 if [ $((on_declined * DECLINED_FALL)) -le "$off_declined" ]; then
-	ktap_ok "skip on: oq_declined falls tenfold ($off_declined -> $on_declined)"
+	ktap_ok "skip on: oq_declined falls tenfold" "oq_declined $off_declined -> $on_declined"
 else
-	ktap_fail "skip on: oq_declined falls tenfold ($off_declined -> $on_declined)"
+	ktap_fail "skip on: oq_declined falls tenfold" "oq_declined $off_declined -> $on_declined"
 fi
 if [ "$on_skipped" -gt 0 ]; then
-	ktap_ok "skip on: the ticks that passed over the ring are counted ($on_skipped)"
+	ktap_ok "skip on: the ticks that passed over the ring are counted" "rxwd_skipped $on_skipped"
 else
-	ktap_fail "skip on: the ticks that passed over the ring are counted ($on_skipped)"
+	ktap_fail "skip on: the ticks that passed over the ring are counted" "rxwd_skipped $on_skipped"
 fi
 if [ "$off_left" = 0 ] && [ "$on_left" = 0 ]; then
 	ktap_ok "no ring left under the stream, either setting (block out_left +0)"
@@ -129,15 +130,15 @@ left()
 	l=$(($(b out_left) - l0))
 	ktap_diag "skip $1: rxwd_rescues +$w, ring_rescues +$h, rxwd_skipped +$(($(s rxwd_skipped) - k0)), block out_left +$l"
 	if [ "$w" -ge 1 ]; then
-		ktap_ok "skip $1: found by the watchdog (rxwd_rescues +$w)"
+		ktap_ok "skip $1: found by the watchdog" "rxwd_rescues +$w"
 	else
-		ktap_fail "skip $1: found by the watchdog (rxwd_rescues +$w)" \
-			"ring_rescues +$h"
+		ktap_fail "skip $1: found by the watchdog" \
+			"rxwd_rescues +$w, ring_rescues +$h"
 	fi
 	if [ "$l" -ge 1 ]; then
-		ktap_ok "skip $1: the block counted the ring left (out_left +$l)"
+		ktap_ok "skip $1: the block counted the ring left" "out_left +$l"
 	else
-		ktap_fail "skip $1: the block counted the ring left (out_left +$l)"
+		ktap_fail "skip $1: the block counted the ring left" "out_left +$l"
 	fi
 }
 
