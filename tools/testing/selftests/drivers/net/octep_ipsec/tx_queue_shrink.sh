@@ -164,7 +164,7 @@ wait "$bypass"
 frames=$(awk '{ n += $1 } END { print n + 0 }' "$sent")
 if [ "$bad" = 0 ] && [ "$(channels)" = "$RINGS" ] &&
    [ "$(wc -l <"$sent")" = 4 ] && [ "$frames" -gt 0 ]; then
-	ktap_ok "$CYCLES shrinks to 1 and back under 4 bypass senders ($frames frames)"
+	ktap_ok "$CYCLES shrinks to 1 and back under 4 bypass senders" "$frames frames"
 else
 	ktap_fail "$CYCLES shrinks to 1 and back under 4 bypass senders" \
 		"$bad changes failed, channels $(channels), senders' counts: $(tr '\n' ' ' <"$sent")"

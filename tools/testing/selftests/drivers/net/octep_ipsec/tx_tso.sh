@@ -249,7 +249,7 @@ capture_check()
 	why="$big frames longer than $((mtu + 14)), $bad wrong checksums, $good data frames with a correct TCP checksum (need >= $need) carrying $sum bytes (need >= $len); tcpdump: $(tr '\n' ' ' <"$CAP_ERR")"
 	if [ "$big" = 0 ] && [ "$bad" = 0 ] && [ "$good" -ge "$need" ] &&
 	   [ "$sum" -ge "$len" ]; then
-		ktap_ok "$desc ($why)"
+		ktap_ok "$desc" "$why"
 	else
 		ktap_fail "$desc" "$why
 $(tail -n +2 <<<"$txt")"
@@ -279,20 +279,20 @@ tso_run()
 	name="IPv$fam MTU $mtu"
 	if ! set_mtu "$mtu"; then
 		ktap_fail "$name: upload of $UP_BYTES bytes arrives intact" "cannot set MTU $mtu"
-		ktap_skip "$name: TSO counted" "no upload"
+		ktap_skip "$name: TSO frames counted, the model agrees, no drops" "no upload"
 		ktap_skip "$name: the peer's capture" "no upload"
 		return
 	fi
 	snap S0
 	capture_start "$fam"
 	if upload "$dst" "$UP_BYTES"; then
-		ktap_ok "$name: upload of $UP_BYTES bytes arrives intact ($UP_WHY)"
+		ktap_ok "$name: upload of $UP_BYTES bytes arrives intact" "$UP_WHY"
 	else
 		ktap_fail "$name: upload of $UP_BYTES bytes arrives intact" "$UP_WHY"
 	fi
 	snap S1
 	if tso_counted; then
-		ktap_ok "$name: TSO frames counted, the model agrees ($(deltas))"
+		ktap_ok "$name: TSO frames counted, the model agrees, no drops" "$(deltas)"
 	else
 		ktap_fail "$name: TSO frames counted, the model agrees, no drops" "$(deltas)"
 	fi
@@ -344,13 +344,13 @@ off_run()
 	ethtool -K "$HOST_IF" "$feat" off >/dev/null
 	if ! feature_is "$name" off; then
 		ktap_fail "$desc" "ethtool -K $HOST_IF $feat off did not: $(ethtool -k "$HOST_IF" | grep "$name")"
-		ktap_skip "$feat off: no $* moved" "$feat still on"
+		ktap_skip "$feat off: no $* moved, the upload went through $HOST_IF" "$feat still on"
 		return
 	fi
 	txb0=$(cat "/sys/class/net/$HOST_IF/statistics/tx_bytes")
 	snap S0
 	if upload "$PEER_IP4" "$UP_BYTES"; then
-		ktap_ok "$desc ($UP_WHY)"
+		ktap_ok "$desc" "$UP_WHY"
 	else
 		ktap_fail "$desc" "$UP_WHY"
 	fi
@@ -361,7 +361,7 @@ off_run()
 	[ "$(cat "/sys/class/net/$HOST_IF/statistics/tx_bytes")" -ge \
 	  $((txb0 + UP_BYTES)) ] || ok=0
 	if [ "$ok" = 1 ]; then
-		ktap_ok "$feat off: no $* moved ($(deltas))"
+		ktap_ok "$feat off: no $* moved, the upload went through $HOST_IF" "$(deltas)"
 	else
 		ktap_fail "$feat off: no $* moved, the upload went through $HOST_IF" \
 			"$(deltas); tx_bytes +$(($(cat "/sys/class/net/$HOST_IF/statistics/tx_bytes") - txb0))"
@@ -392,7 +392,7 @@ fi
 on_exit ipsec_flush
 snap S0
 if upload "$I_P" "$ESP_BYTES"; then
-	ktap_ok "packet offload: upload of $ESP_BYTES bytes arrives intact ($UP_WHY)"
+	ktap_ok "packet offload: upload of $ESP_BYTES bytes arrives intact" "$UP_WHY"
 else
 	ktap_fail "packet offload: upload of $ESP_BYTES bytes arrives intact" "$UP_WHY"
 fi
@@ -401,7 +401,7 @@ pk=$(peer_sa_packets "$IPSEC_SPI_OUT")
 why="peer's state $IPSEC_SPI_OUT decrypted ${pk:-?} packets; $(deltas)"
 segs=$(d tx_tso_segs)
 if tso_counted && is "$pk" -ge "$segs"; then
-	ktap_ok "packet offload: TSO frames, each segment encapsulated ($why)"
+	ktap_ok "packet offload: TSO frames, each segment encapsulated" "$why"
 else
 	ktap_fail "packet offload: TSO frames, each segment encapsulated" "$why"
 fi
