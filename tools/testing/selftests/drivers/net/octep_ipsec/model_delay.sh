@@ -55,12 +55,12 @@ unseen=$(stat "$HOST_IF" oq_unseen)
 sim_write delay_share 0
 ktap_diag "delayed buffers $delayed, driver oq_unseen $unseen"
 if [ "$delayed" -gt 0 ]; then
-	ktap_ok "the model delayed buffers ($delayed)"
+	ktap_ok "the model delayed buffers" "delayed $delayed"
 else
 	ktap_fail "the model delayed buffers" "delayed $delayed"
 fi
 if [ "$unseen" -gt 0 ]; then
-	ktap_ok "the driver saw counts without buffers ($unseen)"
+	ktap_ok "the driver saw counts without buffers" "oq_unseen $unseen"
 else
 	ktap_fail "the driver saw counts without buffers" "oq_unseen $unseen"
 fi

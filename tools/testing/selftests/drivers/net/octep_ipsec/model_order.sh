@@ -110,14 +110,14 @@ ktap_diag "one flow: ring deltas $(for ((r = 0; r < RINGS; r++)); do printf '%d 
 # A few frames of other traffic (neighbour discovery) may land elsewhere;
 # the flow's $COUNT cannot: 20 is far below any split of it.
 if [ "$busiest_d" -ge "$got" ] && [ "$others" -lt 20 ] && [ "$got" -gt 0 ]; then
-	ktap_ok "one flow stays on one ring (ring $busiest)"
+	ktap_ok "one flow stays on one ring" "ring $busiest"
 else
 	ktap_fail "one flow stays on one ring" \
 		"busiest ring$busiest +$busiest_d, others +$others, received $got"
 fi
 # Half the datagrams at least, or the order check says little.
 if [ "$got" -ge $((COUNT / 2)) ] && [ "$reordered" = 0 ]; then
-	ktap_ok "and arrives in order ($got of $COUNT received)"
+	ktap_ok "and arrives in order" "$got of $COUNT received"
 else
 	ktap_fail "and arrives in order" "received $got of $COUNT, $reordered out of order"
 fi
@@ -141,7 +141,8 @@ ktap_diag "16 flows: ring deltas $(for ((r = 0; r < RINGS; r++)); do printf '%d 
 # Half the datagrams at least, as for one flow.
 if [ "$used" -ge 2 ] && [ "$got" -ge $((COUNT / 2)) ] &&
    [ "$reordered" = 0 ]; then
-	ktap_ok "sixteen flows spread over $used rings, each in order ($got of $COUNT received)"
+	ktap_ok "sixteen flows spread over the rings, each in order" \
+		"$used rings used, $got of $COUNT received"
 else
 	ktap_fail "sixteen flows spread over the rings, each in order" \
 		"$used rings used, received $got of $COUNT, $reordered out of order"

@@ -55,7 +55,7 @@ for arg in "" -R; do
 	[ -n "$arg" ] && dir="peer -> host"
 	r=$(rate $arg)
 	if [ "$r" -gt 0 ]; then
-		ktap_ok "link_mbps=0, $dir: $r kbit/s"
+		ktap_ok "link_mbps=0, $dir: the stream completes" "$r kbit/s"
 	else
 		ktap_fail "link_mbps=0, $dir: the stream completes" "$r kbit/s"
 	fi
@@ -72,14 +72,18 @@ for dir in "host -> peer" "peer -> host"; do
 	arg=
 	[ "$dir" = "peer -> host" ] && arg=-R
 	if [ "$CAP" -lt "$CAP_MIN" ]; then
-		ktap_skip "link_mbps, $dir: the VM carries $free kbit/s uncapped, under 4 times the smallest cap"
+		ktap_diag "uncapped, the VM carried $free kbit/s"
+		ktap_skip "link_mbps set, $dir: the stream is held to the cap" \
+			"the VM carries under 4 times the smallest cap uncapped"
 		continue
 	fi
 	r=$(rate $arg)
 	if [ "$r" -ge "$lo" ] && [ "$r" -le "$hi" ]; then
-		ktap_ok "link_mbps=$CAP, $dir: $r kbit/s"
+		ktap_ok "link_mbps set, $dir: the stream is held to the cap" \
+			"link_mbps=$CAP: $r kbit/s"
 	else
-		ktap_fail "link_mbps=$CAP, $dir: $r kbit/s" "want $lo..$hi"
+		ktap_fail "link_mbps set, $dir: the stream is held to the cap" \
+			"link_mbps=$CAP: $r kbit/s, want $lo..$hi"
 	fi
 done
 
@@ -88,11 +92,11 @@ done
 echo 0 >"$SIM_DBG/link_mbps"
 r=$(rate -R)
 if [ "$CAP" -lt "$CAP_MIN" ]; then
-	ktap_skip "link_mbps=0 again: no cap was tested"
+	ktap_skip "link_mbps=0 again, peer -> host: uncapped" "no cap was tested"
 elif [ "$r" -gt $((CAP * 2000)) ]; then
-	ktap_ok "link_mbps=0 again, peer -> host: $r kbit/s, uncapped"
+	ktap_ok "link_mbps=0 again, peer -> host: uncapped" "$r kbit/s"
 else
-	ktap_fail "link_mbps=0 again, peer -> host: $r kbit/s, uncapped" "want > $((CAP * 2000))"
+	ktap_fail "link_mbps=0 again, peer -> host: uncapped" "$r kbit/s, want > $((CAP * 2000))"
 fi
 
 ktap_finish

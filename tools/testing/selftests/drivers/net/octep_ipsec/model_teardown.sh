@@ -44,7 +44,7 @@ flowing()
 	sleep 2
 	rx1=$(cat "/sys/class/net/$HOST_IF/statistics/rx_packets")
 	if [ "$rx1" -gt $((rx0 + 100)) ]; then
-		ktap_ok "$1 ($((rx1 - rx0)) packets in 2 s)"
+		ktap_ok "$1" "$((rx1 - rx0)) packets in 2 s"
 	else
 		ktap_fail "$1" "rx_packets $rx0 -> $rx1"
 	fi
