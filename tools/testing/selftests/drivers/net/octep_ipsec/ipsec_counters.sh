@@ -154,7 +154,7 @@ for type in crypto packet; do
 		for d in "0 out as the peer's in" "2 in as the peer's out"; do
 			read -r i what <<<"$d"
 			if same_dir "$i"; then
-				ktap_ok "$name: bytes and packets $what ($AGREE)"
+				ktap_ok "$name: bytes and packets $what" "$AGREE"
 			else
 				ktap_fail "$name: bytes and packets $what" "$AGREE"
 			fi
@@ -180,7 +180,8 @@ for type in crypto packet; do
 	st=$(($(stat "$HOST_IF" ipsec_tx_packets) - st0))
 	# Nonzero: a state that fell back to software counts 0 on both sides.
 	if [ "$bytes" -gt 0 ] && [ "$st" -gt 0 ] && [ "$sim" = "$st" ]; then
-		ktap_ok "$type: ipsec_tx_packets equals the block's count over TCP ($st, $rate Mbit/s)"
+		ktap_ok "$type: ipsec_tx_packets equals the block's count over TCP" \
+			"ipsec_tx_packets +$st, $rate Mbit/s"
 	else
 		ktap_fail "$type: ipsec_tx_packets equals the block's count over TCP" \
 			"ipsec_tx_packets +$st, the block +$sim, iperf3 $rate Mbit/s $bytes bytes"

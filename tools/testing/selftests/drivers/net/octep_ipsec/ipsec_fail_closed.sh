@@ -146,7 +146,7 @@ ip neigh replace "$VLAN_P" lladdr "$(in_peer cat "/sys/class/net/$WIRE_IF/addres
 vlan_round vlan
 why="$CLEAR; $ESP ESP frames from the host, tagged; ping: $PING"
 if no_clear && [ "$ESP" -ge 4 ]; then
-	ktap_ok "through a VLAN on ours nothing leaves in clear, all 4 go as ESP ($why)"
+	ktap_ok "through a VLAN on ours nothing leaves in clear, all 4 go as ESP" "$why"
 else
 	ktap_fail "through a VLAN on ours nothing leaves in clear, all 4 go as ESP" \
 		"$why; $(tcpdump -r "$CAP/vlan.pcap" -n -e 2>&1 | head -n 6)"
@@ -165,7 +165,7 @@ sim_write ipsec/hide "${pol:-0}"
 vlan_round hidepol
 why="hidden policy ${pol:-none}; $CLEAR; $ESP ESP frames; ping: $PING"
 if [ -n "$pol" ] && no_clear && [ "$ESP" -ge 4 ]; then
-	ktap_ok "the block's policy hidden: the named SA still encrypts, 0 clear ($why)"
+	ktap_ok "the block's policy hidden: the named SA still encrypts, 0 clear" "$why"
 else
 	ktap_fail "the block's policy hidden: the named SA still encrypts, 0 clear" \
 		"$why; table: $(sim_read ipsec/table | tr '\n' ';')"
@@ -187,7 +187,7 @@ mib=$(($(xfrm_stat XfrmOutStateInvalid) - x0))
 why="hidden SA ${sa:-none}; $CLEAR; $ESP ESP frames; ipsec_out_drop +$drop, tx_no_entry +$noent, XfrmOutStateInvalid +$mib"
 if [ -n "$sa" ] && no_clear && [ "$ESP" = 0 ] && [ "$drop" -ge 4 ] &&
    [ "$noent" -ge 4 ] && [ "$mib" -ge 4 ]; then
-	ktap_ok "the block's SA hidden: all 4 dropped and counted, 0 clear ($why)"
+	ktap_ok "the block's SA hidden: all 4 dropped and counted, 0 clear" "$why"
 else
 	ktap_fail "the block's SA hidden: all 4 dropped and counted, 0 clear" "$why"
 fi
@@ -224,7 +224,7 @@ tmpl=$(($(xfrm_stat XfrmInTmplMismatch) - t0))
 why="hidden policy ${pin:-none}; ipsec_rx_backstop +$back, IcmpInEchos +$echos, UdpNoPorts +$noports, XfrmInTmplMismatch +$tmpl"
 if [ -n "$pin" ] && [ "$back" -ge 4 ] && [ "$echos" = 0 ] &&
    [ "$noports" = 0 ] && [ "$tmpl" -ge 4 ]; then
-	ktap_ok "the block's inbound policy hidden: clear text dropped, counted ($why)"
+	ktap_ok "the block's inbound policy hidden: clear text dropped, counted" "$why"
 else
 	ktap_fail "the block's inbound policy hidden: clear text dropped, counted" "$why"
 fi
@@ -250,7 +250,7 @@ if ipsec_offloaded "$IPSEC_SPI_OUT" "$DUM_H" "$DUM_P"; then
 	err=$(($(xfrm_stat XfrmOutError) - e0))
 	why="$CLEAR, $all frames to $DUM_P on dum0; XfrmOutError +$err"
 	if no_clear && [ "$all" = 0 ] && [ "$err" -ge 4 ]; then
-		ktap_ok "routed out of another device: dropped by the stack, nothing on it ($why)"
+		ktap_ok "routed out of another device: dropped by the stack, nothing on it" "$why"
 	else
 		ktap_fail "routed out of another device: dropped by the stack, nothing on it" \
 			"$why"
@@ -272,7 +272,7 @@ refuse_sa()
 	rc=$?
 	if [ "$rc" != 0 ] && grep -q "$want" <<<"$out" &&
 	   [ -z "$(ip xfrm state)" ]; then
-		ktap_ok "refused: $what ($out)"
+		ktap_ok "refused: $what" "$out"
 	else
 		ktap_fail "refused: $what" "exit $rc: $out; $(ip xfrm state)"
 	fi

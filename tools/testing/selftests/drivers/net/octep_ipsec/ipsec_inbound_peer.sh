@@ -128,13 +128,13 @@ read -r so sm _ _ <<<"${GOT[none:own]:-x x x x}"
 read -r po pm _ _ <<<"${GOT[packet:own]:-x x x x}"
 why="software: $so delivered, $sm mismatch; offload: $po delivered, $pm mismatch"
 if [ "$so" = "$N" ] && [ "$po" = "$N" ] && [ "$sm" = 0 ] && [ "$pm" = 0 ]; then
-	ktap_ok "A's own network: delivered in software and in offload alike ($why)"
+	ktap_ok "A's own network: delivered in software and in offload alike" "$why"
 else
 	ktap_fail "A's own network: delivered in software and in offload alike" "$why"
 fi
 read -r se sm _ _ <<<"${GOT[none:spoof]:-x x x x}"
 if [ "$se" = 0 ] && [ "$sm" = "$N" ]; then
-	ktap_ok "software ESP drops B's source under A's SA: XfrmInTmplMismatch +$sm"
+	ktap_ok "software ESP drops B's source under A's SA" "$se delivered, XfrmInTmplMismatch +$sm"
 else
 	ktap_fail "software ESP drops B's source under A's SA" \
 		"$se delivered, XfrmInTmplMismatch +$sm"
@@ -142,7 +142,7 @@ fi
 read -r pe pm pt ps <<<"${GOT[packet:spoof]:-x x x x}"
 why="$pe delivered; XfrmInTmplMismatch +$pm, ipsec_rx_tmpl_mismatch +$pt, sim rx_pol_mismatch +$ps"
 if [ "$pe" = 0 ] && [ "$pm" = "$N" ] && [ "$pt" = "$N" ] && [ "$ps" = "$N" ]; then
-	ktap_ok "packet offload drops B's source under A's SA, as software does ($why)"
+	ktap_ok "packet offload drops B's source under A's SA, as software does" "$why"
 else
 	ktap_fail "packet offload drops B's source under A's SA, as software does" \
 		"$why"

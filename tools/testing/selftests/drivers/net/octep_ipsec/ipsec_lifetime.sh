@@ -162,7 +162,7 @@ e0=$(sim_read ipsec/tx_expired)
 ping -q -c 10 -i 0.02 -W 1 "$O_P" >/dev/null 2>&1
 got=$(peer_packets) exp=$(($(sim_read ipsec/tx_expired) - e0))
 if [ "$got" = 5 ] && [ "$exp" -ge 1 ]; then
-	ktap_ok "out, hard 5: the block sends 5 and drops the rest (tx_expired +$exp)"
+	ktap_ok "out, hard 5: the block sends 5 and drops the rest" "tx_expired +$exp"
 else
 	ktap_fail "out, hard 5: the block sends 5 and drops the rest" \
 		"the peer decrypted ${got:-?}, tx_expired +$exp"
@@ -186,7 +186,7 @@ got=$(in_peer ping -q -c 10 -i 0.02 -W 1 "$O_H" 2>&1 |
 exp=$(($(stat "$HOST_IF" ipsec_rx_expired) - e0))
 mib=$(($(xfrm_stat XfrmInStateExpired) - m0))
 if [ "$got" = 5 ] && [ "$exp" -ge 1 ] && [ "$mib" = "$exp" ]; then
-	ktap_ok "in, hard 5: the block takes 5 and drops the rest (ipsec_rx_expired +$exp)"
+	ktap_ok "in, hard 5: the block takes 5 and drops the rest" "ipsec_rx_expired +$exp"
 else
 	ktap_fail "in, hard 5: the block takes 5 and drops the rest" \
 		"the host answered ${got:-?}, ipsec_rx_expired +$exp, XfrmInStateExpired +$mib"

@@ -123,7 +123,7 @@ to=$(($(stat "$IF0" mbox_timeouts) - t0_to))
 # queued behind it and went through after the fault).
 orph=$(stat "$IF0" ipsec_orphans_total)
 [ "${orph:-0}" -ge 1 ] && [ "$(stat "$IF0" ipsec_orphans)" = 0 ] &&
-	ktap_ok "the timed-out deletes counted as orphans, none left ($orph)" ||
+	ktap_ok "the timed-out deletes counted as orphans, none left" "ipsec_orphans_total $orph" ||
 	ktap_fail "the timed-out deletes counted as orphans, none left" \
 		"$(ethtool -S "$IF0" | grep -E 'ipsec_orph')"
 [ "$(stat "$IF0" ipsec_resyncs)" -ge 1 ] &&
@@ -215,7 +215,7 @@ fi
 # The resync (the reporter's recover) may send its own requests meanwhile:
 # not more than it, and the add's refusal sent none of its own.
 [ $((req1 - req0)) -le 1 ] &&
-	ktap_ok "the refused add sent no request ($((req1 - req0)) in the meantime)" ||
+	ktap_ok "the refused add sent no request" "$((req1 - req0)) in the meantime" ||
 	ktap_fail "the refused add sent no request" "mbox_requests $req0 -> $req1"
 echo 0 >"$DBG1/ipsec/mbox_timeout_next"
 wait_for 30 sa_add_offloaded "$IF1" 0x323 &&

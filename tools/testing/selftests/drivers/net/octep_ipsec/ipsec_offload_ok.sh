@@ -70,7 +70,7 @@ for type in crypto packet; do
 	err=$(($(xfrm_stat XfrmOutError) - err0))
 	why="plain $plain/$N, hop-by-hop $hbh/$N, destination options $dst/$N received; block encrypted $enc, tx_bad $bad; XfrmOutError +$err"
 	[ "$plain" = "$N" ] &&
-		ktap_ok "$type: plain datagrams received ($why)" ||
+		ktap_ok "$type: plain datagrams received" "$why" ||
 		ktap_fail "$type: plain datagrams received" "$why"
 	[ "$bad" = 0 ] && [ "$err" = 0 ] &&
 		ktap_ok "$type: nothing dropped, by the block or the stack" ||

@@ -212,16 +212,17 @@ leak=$(awk '($5 == "enc" || $5 == "drop") && $6 == "clear" ||
 ktap_diag "$n probes a phase; offload and software differ on $differ, all where 6.12 or a refusal says so"
 
 if [ "$got_sw" = "$n" ] && [ -z "$bad_sw" ]; then
-	ktap_ok "software ESP follows priority order on all $n probes (the oracle holds)"
+	ktap_ok "software ESP follows priority order on all probes (the oracle holds)" "$n probes"
 else
-	ktap_fail "software ESP follows priority order on all $n probes (the oracle holds)" \
-		"seed $SEED; $got_sw verdicts; round probe predicted(sw hw) got(sw hw): $(head -n 8 <<<"$bad_sw" | tr '\n' ';')"
+	ktap_fail "software ESP follows priority order on all probes (the oracle holds)" \
+		"$n probes, seed $SEED; $got_sw verdicts; round probe predicted(sw hw) got(sw hw): $(head -n 8 <<<"$bad_sw" | tr '\n' ';')"
 fi
 if [ "$got_hw" = "$n" ] && [ -z "$bad_hw" ]; then
-	ktap_ok "packet offload agrees with software on all $n probes, but where 6.12 decides otherwise ($differ)"
+	ktap_ok "packet offload agrees with software on all probes, but where 6.12 decides otherwise" \
+		"$n probes, $differ where 6.12 decides otherwise"
 else
-	ktap_fail "packet offload agrees with software on all $n probes, but where 6.12 decides otherwise" \
-		"seed $SEED; $got_hw verdicts; round probe predicted(sw hw) got(sw hw): $(head -n 8 <<<"$bad_hw" | tr '\n' ';')"
+	ktap_fail "packet offload agrees with software on all probes, but where 6.12 decides otherwise" \
+		"$n probes, seed $SEED; $got_hw verdicts; round probe predicted(sw hw) got(sw hw): $(head -n 8 <<<"$bad_hw" | tr '\n' ';')"
 fi
 if [ "$got_hw" = "$n" ] && [ -z "$leak" ]; then
 	ktap_ok "nothing software encrypts or drops passes in clear under packet offload"

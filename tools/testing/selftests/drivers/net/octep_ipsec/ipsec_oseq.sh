@@ -71,10 +71,10 @@ ip xfrm state delete src "$O_H" dst "$O_P" proto esp spi "$IPSEC_SPI_OUT"
 ipsec_host_sa out transport packet --oseq "$o" >/dev/null
 ktap_diag "re-added: $(ip -s xfrm state get src "$O_H" dst "$O_P" proto esp spi "$IPSEC_SPI_OUT" | grep -i seq)"
 if ipsec_offloaded "$IPSEC_SPI_OUT" "$O_H" "$O_P"; then
-	ktap_ok "the outbound state added again from oseq $o, offloaded"
+	ktap_ok "the outbound state added again from its oseq, offloaded" "oseq $o"
 else
-	ktap_fail "the outbound state added again from oseq $o, offloaded" \
-		"$(ip xfrm state)"
+	ktap_fail "the outbound state added again from its oseq, offloaded" \
+		"oseq $o; $(ip xfrm state)"
 fi
 ping -q -c 5 -i 0.2 -W 3 "$O_P" >/dev/null 2>&1
 sleep 1

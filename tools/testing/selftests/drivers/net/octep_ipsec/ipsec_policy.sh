@@ -255,7 +255,7 @@ got=$(udp_count host "$I_P" "$P_CLEAR" "$N")
 why="peer received $got of $N; $(moves sim:tx_encap "peer:$IPSEC_SPI_OUT")"
 if [ "$got" = "$N" ] && [ "$(moved sim:tx_encap)" = 0 ] &&
    [ "$(moved "peer:$IPSEC_SPI_OUT")" = 0 ]; then
-	ktap_ok "UDP to the allowed port leaves in clear: priority 10 wins over the older priority 100 ($why)"
+	ktap_ok "UDP to the allowed port leaves in clear: priority 10 wins over the older priority 100" "$why"
 else
 	ktap_fail "UDP to the allowed port leaves in clear: priority 10 wins over the older priority 100" \
 		"$why"
@@ -268,7 +268,7 @@ why="ping exit $rc; $(moves sim:tx_encap "peer:$IPSEC_SPI_OUT" ipsec_tx_packets)
 if [ "$rc" = 0 ] && [ "$(moved sim:tx_encap)" -ge 5 ] &&
    [ "$(moved ipsec_tx_packets)" -ge 5 ] &&
    [ "$(moved "peer:$IPSEC_SPI_OUT")" -ge 5 ]; then
-	ktap_ok "ping under the tunnel's policy is still encapsulated by the block ($why)"
+	ktap_ok "ping under the tunnel's policy is still encapsulated by the block" "$why"
 else
 	ktap_fail "ping under the tunnel's policy is still encapsulated by the block" \
 		"$why"
@@ -282,7 +282,7 @@ why="host received $got of $N; $(moves ipsec_rx_policy_block XfrmInPolBlock sim:
 if [ "$got" = 0 ] && [ "$(moved ipsec_rx_policy_block)" -ge "$N" ] &&
    [ "$(moved XfrmInPolBlock)" -ge "$N" ] &&
    [ "$(moved sim:rx_pol_block)" -ge "$N" ]; then
-	ktap_ok "clear UDP under an inbound block policy (priority 10, older than the tunnel's) is dropped: ipsec_rx_policy_block, XfrmInPolBlock ($why)"
+	ktap_ok "clear UDP under an inbound block policy (priority 10, older than the tunnel's) is dropped: ipsec_rx_policy_block, XfrmInPolBlock" "$why"
 else
 	ktap_fail "clear UDP under an inbound block policy (priority 10, older than the tunnel's) is dropped: ipsec_rx_policy_block, XfrmInPolBlock" \
 		"$why"
@@ -295,7 +295,7 @@ why="host received $got of $N; $(moves ipsec_rx_clear_drop XfrmInTmplMismatch si
 if [ "$got" = 0 ] && [ "$(moved ipsec_rx_clear_drop)" -ge "$N" ] &&
    [ "$(moved XfrmInTmplMismatch)" -ge "$N" ] &&
    [ "$(moved sim:rx_pol_mismatch)" -ge "$N" ]; then
-	ktap_ok "clear UDP under the inbound tunnel policy is dropped: ipsec_rx_clear_drop, XfrmInTmplMismatch ($why)"
+	ktap_ok "clear UDP under the inbound tunnel policy is dropped: ipsec_rx_clear_drop, XfrmInTmplMismatch" "$why"
 else
 	ktap_fail "clear UDP under the inbound tunnel policy is dropped: ipsec_rx_clear_drop, XfrmInTmplMismatch" \
 		"$why"
@@ -315,7 +315,7 @@ fi
 why="host received $got of $N; $(moves ipsec_rx_clear_drop ipsec_rx_policy_block)"
 if [ "$got" = "$N" ] && [ "$(moved ipsec_rx_clear_drop)" = 0 ] &&
    [ "$(moved ipsec_rx_policy_block)" = 0 ]; then
-	ktap_ok "an inbound allow of priority 10 (an IKE port's bypass) lets clear UDP reach the host's socket ($why)"
+	ktap_ok "an inbound allow of priority 10 (an IKE port's bypass) lets clear UDP reach the host's socket" "$why"
 else
 	ktap_fail "an inbound allow of priority 10 (an IKE port's bypass) lets clear UDP reach the host's socket" \
 		"$why"
@@ -335,7 +335,7 @@ refuse()
 	out=$(hpol "$@" 2>&1)
 	rc=$?
 	if [ "$rc" != 0 ] && grep -q "$want" <<<"$out" && block_pols 3 2; then
-		ktap_ok "refused: $what ($out)"
+		ktap_ok "refused: $what" "$out"
 	else
 		ktap_fail "refused: $what" \
 			"exit $rc: $out; ipsec/policies $(sim_read ipsec/policies)"
@@ -377,7 +377,7 @@ got=$(udp_count host "$I_P" "$P_SOCK" "$N" bypass)
 why="peer received $got of $N; $(moves sim:tx_encap "peer:$IPSEC_SPI_OUT")"
 if [ "$got" = "$N" ] && [ "$(moved sim:tx_encap)" = 0 ] &&
    [ "$(moved "peer:$IPSEC_SPI_OUT")" = 0 ]; then
-	ktap_ok "a socket with an outbound allow socket policy (IKE's bypass) sends in clear under the tunnel's policy ($why)"
+	ktap_ok "a socket with an outbound allow socket policy (IKE's bypass) sends in clear under the tunnel's policy" "$why"
 else
 	ktap_fail "a socket with an outbound allow socket policy (IKE's bypass) sends in clear under the tunnel's policy" \
 		"$why"
@@ -392,7 +392,7 @@ got=$(udp_count host "$I_P" "$P_SOCK" "$N")
 why="peer received $got of $N; $(moves sim:tx_encap "peer:$IPSEC_SPI_OUT")"
 if [ "$got" = "$N" ] && [ "$(moved sim:tx_encap)" -ge "$N" ] &&
    [ "$(moved "peer:$IPSEC_SPI_OUT")" -ge "$N" ]; then
-	ktap_ok "a plain socket's datagrams to the same port are encapsulated ($why)"
+	ktap_ok "a plain socket's datagrams to the same port are encapsulated" "$why"
 else
 	ktap_fail "a plain socket's datagrams to the same port are encapsulated" \
 		"$why"
@@ -420,7 +420,7 @@ if [ "$rc" != 0 ] && [ "${dec:-0}" -ge 5 ] &&
    [ "$(moved ipsec_rx_tmpl_mismatch)" -ge 5 ] &&
    [ "$(moved XfrmInTmplMismatch)" -ge 5 ] &&
    [ "$(moved sim:rx_pol_mismatch)" -ge 5 ]; then
-	ktap_ok "the peer's pings decrypt but are dropped on the reqid: ipsec_rx_tmpl_mismatch, XfrmInTmplMismatch ($why)"
+	ktap_ok "the peer's pings decrypt but are dropped on the reqid: ipsec_rx_tmpl_mismatch, XfrmInTmplMismatch" "$why"
 else
 	ktap_fail "the peer's pings decrypt but are dropped on the reqid: ipsec_rx_tmpl_mismatch, XfrmInTmplMismatch" \
 		"$why"
@@ -478,7 +478,7 @@ t2=$(ms)
 why="SAs $((t1 - t0)) ms, policies $((t2 - t1)) ms"
 if [ "$rc" = 0 ] && wait_for 10 block_pols 1 $((MANY + 1)) &&
    wait_for 10 grep -qx "in 1 out $((MANY + 1))" "$SIM_DBG/ipsec/flows"; then
-	ktap_ok "the peer's tunnel, then $MANY more policies and SAs: all in the block ($why)"
+	ktap_ok "the peer's tunnel, then $MANY more policies and SAs: all in the block" "$why"
 else
 	ktap_fail "the peer's tunnel, then $MANY more policies and SAs: all in the block" \
 		"exit $rc: $(head -5 <<<"$out"); policies $(sim_read ipsec/policies), flows $(sim_read ipsec/flows); $why"
@@ -491,7 +491,7 @@ rc=$?
 why="ping exit $rc; $(moves sim:tx_encap "peer:$IPSEC_SPI_OUT" sim:tx_pol_no_state)"
 if [ "$rc" = 0 ] && [ "$(moved sim:tx_encap)" -ge 5 ] &&
    [ "$(moved "peer:$IPSEC_SPI_OUT")" -ge 5 ]; then
-	ktap_ok "ping to the peer goes through its SA among $((MANY + 1)) outbound policies ($why)"
+	ktap_ok "ping to the peer goes through its SA among $((MANY + 1)) outbound policies" "$why"
 else
 	ktap_fail "ping to the peer goes through its SA among $((MANY + 1)) outbound policies" \
 		"$why"

@@ -81,7 +81,7 @@ removal()
 	tx=$(($(stat "$HOST_IF" ipsec_tx_packets) - tx0))
 	rx=$(($(stat "$HOST_IF" ipsec_rx_packets) - rx0))
 	if ipsec_both_offloaded && [ "$tx" -gt 0 ] && [ "$rx" -gt 0 ]; then
-		ktap_ok "$what: packet offload both ways, flows through the block (+$tx/+$rx packets)"
+		ktap_ok "$what: packet offload both ways, flows through the block" "block tx +$tx rx +$rx"
 	else
 		ktap_fail "$what: packet offload both ways, flows through the block" \
 			"block tx +$tx rx +$rx; $out"
@@ -99,12 +99,12 @@ removal()
 	dt=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 	[ "$hung" = 0 ] && n=$(host_tcp)
 	if [ "$hung" = 0 ] && awk -v d="$dt" -v m="$REMOVE_MAX" 'BEGIN { exit !(d < m) }'; then
-		ktap_ok "$what under live flows took $dt s (< $REMOVE_MAX s)"
+		ktap_ok "$what under live flows took < $REMOVE_MAX s" "$dt s"
 	else
-		ktap_fail "$what under live flows took $dt s (< $REMOVE_MAX s)" \
-			"$([ "$hung" = 1 ] && echo "still blocked after $REMOVE_GIVE_UP s: the flows were killed")"
+		ktap_fail "$what under live flows took < $REMOVE_MAX s" \
+			"$dt s$([ "$hung" = 1 ] && echo ", still blocked after $REMOVE_GIVE_UP s: the flows were killed")"
 	fi
-	[ "$n" -gt 0 ] && ktap_ok "$what: the flows' sockets outlived the device ($n connections)" ||
+	[ "$n" -gt 0 ] && ktap_ok "$what: the flows' sockets outlived the device" "$n connections" ||
 		ktap_fail "$what: the flows' sockets outlived the device" \
 			"no established connection left: the case did not test a removal under live sockets"
 	flows_stop

@@ -44,7 +44,7 @@ expect()
 	c0=$(stat "$HOST_IF" "$2")
 	ping -q -c 3 -i 0.2 -W 1 "$PEER_IP4" >/dev/null 2>&1
 	c1=$(stat "$HOST_IF" "$2")
-	[ $((c1 - c0)) -ge "$3" ] && ktap_ok "$1: $2 +$((c1 - c0))" ||
+	[ $((c1 - c0)) -ge "$3" ] && ktap_ok "$1: $2 grew by $3" "+$((c1 - c0))" ||
 		ktap_fail "$1: $2 grew by $3" "+$((c1 - c0))"
 }
 
@@ -57,7 +57,7 @@ ns0=$(awk '$1 == "XfrmInNoStates" { print $2 }' /proc/net/xfrm_stat)
 peer_out "$IPSEC_K128" 0x7777
 expect "unknown SPI" ipsec_rx_no_entry 3
 ns1=$(awk '$1 == "XfrmInNoStates" { print $2 }' /proc/net/xfrm_stat)
-[ $((ns1 - ns0)) -ge 3 ] && ktap_ok "unknown SPI: the stack dropped them too (XfrmInNoStates +$((ns1 - ns0)))" ||
+[ $((ns1 - ns0)) -ge 3 ] && ktap_ok "unknown SPI: the stack dropped them too" "XfrmInNoStates +$((ns1 - ns0))" ||
 	ktap_fail "unknown SPI: the stack dropped them too" "XfrmInNoStates +$((ns1 - ns0))"
 
 # A truncated ESP packet, sent raw past the peer's policy.
@@ -72,7 +72,7 @@ for seq in range(100, 103):
 PY
 sleep 1
 m1=$(stat "$HOST_IF" ipsec_rx_malformed)
-[ $((m1 - m0)) -ge 3 ] && ktap_ok "truncated ESP: ipsec_rx_malformed +$((m1 - m0))" ||
+[ $((m1 - m0)) -ge 3 ] && ktap_ok "truncated ESP: ipsec_rx_malformed grew by 3" "+$((m1 - m0))" ||
 	ktap_fail "truncated ESP: ipsec_rx_malformed grew by 3" "+$((m1 - m0))"
 in_peer ip xfrm policy delete src "$O_P" dst "$O_H" proto esp dir out
 
