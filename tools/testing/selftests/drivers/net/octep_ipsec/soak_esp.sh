@@ -101,7 +101,7 @@ w=$(( $(sim_read wire_drops) - w0 ))
 p=$(( $(ring_pkts) - p0 ))
 ktap_diag "$sent malformed frames sent in $((SECONDS - t0)) s; on the host's rings $p frames (with the pings); verdicts +$v, rx_drops +$d, wire_drops +$w"
 if [ "${sent:-0}" -eq "$ESP_FRAMES" ] && [ $((v + d + w)) -ge "$sent" ]; then
-	ktap_ok "$sent malformed ESP frames: each counted ($v verdicts, $d rx drops, $w wire drops)"
+	ktap_ok "$ESP_FRAMES malformed ESP frames: each counted" "$v verdicts, $d rx drops, $w wire drops"
 else
 	ktap_fail "$ESP_FRAMES malformed ESP frames: each counted" \
 		"sent ${sent:-0}, verdicts +$v, rx_drops +$d, wire_drops +$w"

@@ -111,18 +111,18 @@ rescues=$(($(stat "$HOST_IF" rxwd_rescues) - resc0))
 resets=$(($(stat "$HOST_IF" ring_resets) - rst0))
 mtos=$(($(stat "$HOST_IF" mbox_timeouts) - mto0))
 ktap_diag "$FAULT_ROUNDS round(s), $faults faults$nosleep in $((SECONDS - t0)) s; rxwd_rescues +$rescues, ring_resets +$resets, mbox_timeouts +$mtos${failed:+; not recovered:$failed}"
-[ -z "$failed" ] && ktap_ok "recovered from each of $faults faults" ||
+[ -z "$failed" ] && ktap_ok "recovered from each fault" "$faults faults" ||
 	ktap_fail "recovered from each fault" "not recovered:$failed"
-[ "$rescues" -gt 0 ] && ktap_ok "lost interrupts: rings rescued by the watchdog (+$rescues)" ||
+[ "$rescues" -gt 0 ] && ktap_ok "lost interrupts: rings rescued by the watchdog" "rxwd_rescues +$rescues" ||
 	ktap_fail "lost interrupts: rings rescued by the watchdog" "rxwd_rescues +0"
-[ "$resets" -ge $((2 * FAULT_ROUNDS)) ] && ktap_ok "dead rings: reset ($resets)" ||
+[ "$resets" -ge $((2 * FAULT_ROUNDS)) ] && ktap_ok "dead rings: reset, twice a round" "ring_resets +$resets" ||
 	ktap_fail "dead rings: reset, twice a round" "ring_resets +$resets"
-[ "$mtos" -ge "$FAULT_ROUNDS" ] && ktap_ok "mailbox timeouts counted (+$mtos)" ||
+[ "$mtos" -ge "$FAULT_ROUNDS" ] && ktap_ok "mailbox timeouts counted" "mbox_timeouts +$mtos" ||
 	ktap_fail "mailbox timeouts counted" "mbox_timeouts +$mtos"
 # Still flowing after it all: both clients alive, frames both ways in
 # the next 3 s (one window: streams_flowing 0).
 if out=$(streams_flowing 0); then
-	ktap_ok "both streams lived through it (in 3 s after: $out)"
+	ktap_ok "both streams lived through it" "in 3 s after: $out"
 else
 	ktap_fail "both streams lived through it" "in 3 s: $out"
 fi

@@ -97,7 +97,7 @@ fi
 	ktap_fail "the block carried them both ways during the rekeys" "tx +$tx rx +$rx"
 streams_stop
 if wait_for 10 grep -q "in 1 out 1" "$SIM_DBG/ipsec/flows"; then
-	ktap_ok "the block holds the one pair left ($(sim_read ipsec/flows))"
+	ktap_ok "the block holds the one pair left" "$(sim_read ipsec/flows)"
 else
 	ktap_fail "the block holds the one pair left" "$(sim_read ipsec/flows)"
 fi

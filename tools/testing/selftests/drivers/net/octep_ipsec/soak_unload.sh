@@ -120,22 +120,23 @@ for ((i = 0; i < UNLOAD_CYCLES; i++)); do
 done
 ktap_diag "$cycles cycles (crypto and packet in turn), longest removal $longest s${why:+: $why}"
 [ "$cycles" = "$UNLOAD_CYCLES" ] && [ "$attached" = "$cycles" ] &&
-	ktap_ok "$cycles of $UNLOAD_CYCLES cycles ran" ||
+	ktap_ok "$UNLOAD_CYCLES cycles ran" "$cycles of $UNLOAD_CYCLES" ||
 	ktap_fail "$UNLOAD_CYCLES cycles ran" "$why"
-# per_cycle N DESC: N of the cycles met DESC; with no cycle run, nothing
-# was shown (the first failure above says why).
+# per_cycle N DESC [DIAG]: N of the cycles met DESC; with no cycle run,
+# nothing was shown (the first failure above says why). DIAG: what was
+# measured, printed before the ok line.
 per_cycle()
 {
 	if [ "$cycles" = 0 ]; then
 		ktap_fail "$2" "no cycle ran${why:+: $why}"
 	elif [ "$1" = "$cycles" ]; then
-		ktap_ok "$2"
+		ktap_ok "$2" "${3:-}"
 	else
 		ktap_fail "$2" "$why"
 	fi
 }
 per_cycle "$carried" "the block carried ESP both ways in each"
-per_cycle "$quick" "every removal under traffic within $REMOVE_MAX s (longest $longest s)"
+per_cycle "$quick" "every removal under traffic within $REMOVE_MAX s" "longest $longest s"
 per_cycle "$clean" "no offloaded state or policy left after any"
 ipsec_flush
 kernel_log_clean "no kernel warnings"
