@@ -126,12 +126,12 @@ check "-L combined 2, -G 1024/1024, -C rx-frames 1 rx-usecs 0 tx-frames 1 tx-use
 
 wait "$client"
 rate=$(iperf_rate <"$TMPD/iperf.json")
-[ "$rate" -gt 0 ] && ktap_ok "the streams complete ($rate Mbit/s)" ||
+[ "$rate" -gt 0 ] && ktap_ok "the streams complete" "$rate Mbit/s" ||
 	ktap_fail "the streams complete" "$(tail -5 "$TMPD/iperf.json")"
 
 # -C twice (two quiesces), -G twice and -L twice (a quiesce each).
 dq=$(($(stat "$HOST_IF" quiesce_cycles) - q0))
-[ "$dq" -eq 6 ] && ktap_ok "each change went through one quiesce ($dq)" ||
+[ "$dq" -eq 6 ] && ktap_ok "each change went through one quiesce" "quiesce_cycles +$dq" ||
 	ktap_fail "each change went through one quiesce" "quiesce_cycles +$dq, expected 6"
 ktap_diag "rx_drops $(stat "$HOST_IF" rx_drops), tx_drops $(stat "$HOST_IF" tx_drops), rxwd_stalls $(stat "$HOST_IF" rxwd_stalls)"
 check "ping still answers" ping -c 2 -W 5 "$PEER_IP4"

@@ -46,7 +46,8 @@ t0=$(s tx_timeouts) r0=$(s ring_resets)
 echo "$IN_ENABLE 0" >"$SIM_DBG/regs"
 ping -c 3 -i 0.2 -W 1 "$PEER_IP4" >/dev/null 2>&1
 if wait_for 20 ge tx_timeouts $((t0 + 1)) && wait_for 20 ge ring_resets $((r0 + 1)); then
-	ktap_ok "IN_ENABLE cleared: found, tx_timeouts $t0 -> $(s tx_timeouts), ring_resets $r0 -> $(s ring_resets)"
+	ktap_ok "IN_ENABLE cleared: found and counted" \
+		"tx_timeouts $t0 -> $(s tx_timeouts), ring_resets $r0 -> $(s ring_resets)"
 else
 	ktap_fail "IN_ENABLE cleared: found and counted" \
 		"tx_timeouts $t0 -> $(s tx_timeouts), ring_resets $r0 -> $(s ring_resets)"
@@ -84,7 +85,8 @@ on_exit kill "$flood"
 if wait_for 40 ge tx_timeouts $((t0 + 1)); then
 	n1=$(cat "$TXQ_TIMEO")
 	if [ "$n1" -gt "$n0" ]; then
-		ktap_ok "in_hang, queue stopped: NETDEV WATCHDOG, ndo_tx_timeout counted after $((SECONDS - ts)) s"
+		ktap_ok "in_hang, queue stopped: NETDEV WATCHDOG, ndo_tx_timeout counted" \
+			"after $((SECONDS - ts)) s"
 	else
 		ktap_fail "in_hang, queue stopped: NETDEV WATCHDOG, ndo_tx_timeout counted" \
 			"tx_timeouts moved, the stack's queue 0 tx_timeout did not ($n0 -> $n1): the health check came first"
@@ -123,7 +125,8 @@ ts=$SECONDS
 ping -c 5 -i 0.2 -W 1 "$PEER_IP4" >/dev/null 2>&1
 if wait_for 30 ge tx_timeouts $((t0 + 1)) &&
    [ "$(dmesg | grep -c "NETDEV WATCHDOG")" = "$n0" ]; then
-	ktap_ok "in_hang, 5 frames, queue never stopped: the health check finds it after $((SECONDS - ts)) s"
+	ktap_ok "in_hang, 5 frames, queue never stopped: the health check finds it" \
+		"after $((SECONDS - ts)) s"
 else
 	ktap_fail "in_hang, 5 frames, queue never stopped: the health check finds it" \
 		"tx_timeouts $t0 -> $(s tx_timeouts), tx_stops +$(($(s tx_stops) - st0)), NETDEV WATCHDOG lines +$(($(dmesg | grep -c "NETDEV WATCHDOG") - n0))"
@@ -181,7 +184,8 @@ r0=$(s ring_resets) p0=$(s rx_stall_reports)
 echo "$OUT_ENABLE 0" >"$SIM_DBG/regs"
 ping -c 2 -i 0.2 -W 1 "$PEER_IP4" >/dev/null 2>&1
 if wait_for 20 ge rx_stall_reports $((p0 + 1)) && wait_for 20 ge ring_resets $((r0 + 1)); then
-	ktap_ok "OUT_ENABLE cleared: reported and reset (rx_stall_reports $p0 -> $(s rx_stall_reports))"
+	ktap_ok "OUT_ENABLE cleared: reported and reset" \
+		"rx_stall_reports $p0 -> $(s rx_stall_reports)"
 else
 	ktap_fail "OUT_ENABLE cleared: reported and reset" \
 		"rx_stall_reports $p0 -> $(s rx_stall_reports), ring_resets $r0 -> $(s ring_resets)"
@@ -194,9 +198,10 @@ recovered() {
 }
 if wait_for 10 recovered; then
 	e1=$(field error) c1=$(field recover)
-	ktap_ok "devlink health show rx_stall: error $e0 -> $e1, recover $c0 -> $c1, healthy"
+	ktap_ok "devlink health show rx_stall: error and recover counted, healthy" \
+		"error $e0 -> $e1, recover $c0 -> $c1"
 else
-	ktap_fail "devlink health show rx_stall: error and recover counted" "$(hshow)"
+	ktap_fail "devlink health show rx_stall: error and recover counted, healthy" "$(hshow)"
 fi
 dump=$(devlink health dump show "$DL_DEV" reporter rx_stall 2>&1)
 if grep -q "output ring disabled by the block" <<<"$dump" &&
@@ -220,7 +225,8 @@ q0=$(s ring_rescues) r0=$(s ring_resets) l0=$(sim_read ring0/irq_lost)
 # A packet whose interrupt is lost, and no traffic to bring a servicer:
 # with the watchdog off only the health check comes, a period or two on.
 if ring_left 0 && [ "$(s ring_rescues)" -gt "$q0" ] && [ "$(s ring_resets)" = "$r0" ]; then
-	ktap_ok "a ring left, watchdog off: a visit rescues it (ring_rescues $q0 -> $(s ring_rescues), no reset)"
+	ktap_ok "a ring left, watchdog off: a visit rescues it" \
+		"ring_rescues $q0 -> $(s ring_rescues), no reset"
 else
 	ktap_fail "a ring left, watchdog off: a visit rescues it" \
 		"ring_rescues $q0 -> $(s ring_rescues), ring_resets $r0 -> $(s ring_resets), irq_lost $l0 -> $(sim_read ring0/irq_lost), out_count $(sim_read ring0/out_count)"

@@ -41,14 +41,14 @@ start=$SECONDS
 log=$ovl/dkms-install.log
 if (cd "$TOP" && VERSION=$VER timeout "${DKMS_TIMEOUT:-3000}" \
 	make -s dkms-install) >"$log" 2>&1; then
-	ktap_ok "make dkms-install: added, built and installed for $KVER ($((SECONDS - start)) s)"
+	ktap_ok "make dkms-install: added, built and installed for $KVER" "in $((SECONDS - start)) s"
 else
 	ktap_fail "make dkms-install: added, built and installed for $KVER" \
 		"after $((SECONDS - start)) s: $(tail -20 "$log"; tail -20 /var/lib/dkms/octep_ipsec/$VER/build/make.log 2>/dev/null)"
 	ktap_finish
 fi
 st=$(dkms status -m octep_ipsec -v "$VER" -k "$KVER" 2>/dev/null)
-grep -q "installed" <<<"$st" && ktap_ok "dkms status: installed ($st)" ||
+grep -q "installed" <<<"$st" && ktap_ok "dkms status: installed" "$st" ||
 	ktap_fail "dkms status: installed" "$st"
 
 # modprobe finds the DKMS copies first (updates/ outranks kernel/).
@@ -63,7 +63,7 @@ bad=$(modinfo octep_ipsec octep_sim 2>&1 | awk '
 		   if (d !~ /[[:alpha:]].* \(.*\)$/) print }
 	END { if (!n) print "no parm line" }')
 nparm=$(modinfo -F parm octep_ipsec octep_sim | wc -l)
-[ -z "$bad" ] && ktap_ok "modinfo: all $nparm parameters described, with their types" ||
+[ -z "$bad" ] && ktap_ok "modinfo: every parameter described, with its type" "$nparm parameters" ||
 	ktap_fail "modinfo: every parameter described, with its type" "$bad"
 
 # build_id FILE: the GNU build ID of a module file, compressed or not.
@@ -85,7 +85,7 @@ if modprobe octep_sim && modprobe octep_ipsec; then
 	loaded=$(od -An -v -tx1 -j16 /sys/module/octep_ipsec/notes/.note.gnu.build-id 2>/dev/null | tr -d ' \n')
 	installed=$(build_id "$(modinfo -n octep_ipsec)" 2>/dev/null)
 	[ -n "$loaded" ] && [ "$loaded" = "$installed" ] &&
-		ktap_ok "modprobe loads the DKMS build (build ID $loaded)" ||
+		ktap_ok "modprobe loads the DKMS build" "build ID $loaded" ||
 		ktap_fail "modprobe loads the DKMS build" "loaded ${loaded:-?}, installed ${installed:-?}"
 else
 	ktap_fail "modprobe loads the DKMS build" "$(dmesg | tail -5)"

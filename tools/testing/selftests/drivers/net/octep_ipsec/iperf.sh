@@ -60,7 +60,7 @@ stream()
 		--connect-timeout 10000 "$@" 2>&1)
 	rate=$(iperf_rate 1 <<<"$json")
 	if [ -n "$rate" ] && [ "$rate" -gt 0 ]; then
-		ktap_ok "$desc: $((rate / 1000000)) Mbit/s"
+		ktap_ok "$desc" "$((rate / 1000000)) Mbit/s"
 	else
 		ktap_fail "$desc" "$(tail -n 20 <<<"$json")"
 	fi

@@ -197,7 +197,7 @@ for t in $TESTS; do
 	# shows here.
 	rc=$(cat "$LIB_TMPDIR/$b.rc")
 	if { [ "$failed" = 0 ] && [ "$rc" = 0 ]; } || { [ "$failed" = 1 ] && [ "$rc" = 1 ]; }; then
-		ktap_ok "$t: exit $rc, as its cases say"
+		ktap_ok "$t: exit as its cases say" "exit $rc"
 	else
 		ktap_fail "$t: exit as its cases say" "exit $rc"
 	fi

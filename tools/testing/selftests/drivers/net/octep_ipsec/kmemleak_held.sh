@@ -70,7 +70,7 @@ desc="the peer's capture holding the wire's frames: kmemleak reports none"
 if [ "$q" -lt $((1 << 20)) ]; then
 	ktap_fail "$desc" "the capture held $q bytes: not enough to tell"
 elif [ "$n" -eq 0 ]; then
-	ktap_ok "$desc (held $q bytes)"
+	ktap_ok "$desc" "held $q bytes"
 else
 	ktap_diag "$(head -n 40 <<<"$rep")"
 	ktap_fail "$desc" "held $q bytes; kmemleak: $n unreferenced object(s)"

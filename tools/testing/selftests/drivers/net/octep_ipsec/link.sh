@@ -48,7 +48,7 @@ check "IPv6 ping peer -> host" in_peer ping -6 -c 3 -i 0.2 -W 5 "$HOST_IP6"
 rx=$(($(cat "/sys/class/net/$HOST_IF/statistics/rx_packets") - rx0))
 tx=$(($(cat "/sys/class/net/$HOST_IF/statistics/tx_packets") - tx0))
 if [ "$rx" -ge 12 ] && [ "$tx" -ge 12 ]; then
-	ktap_ok "netdev counters count the pings (rx $rx, tx $tx)"
+	ktap_ok "netdev counters count the pings" "rx +$rx tx +$tx"
 else
 	ktap_fail "netdev counters count the pings" "rx +$rx tx +$tx, want >= 12 each"
 fi

@@ -50,7 +50,7 @@ rx0=$(cat "/sys/class/net/$HOST_IF/statistics/rx_packets")
 sleep 2
 rx1=$(cat "/sys/class/net/$HOST_IF/statistics/rx_packets")
 if [ "$rx1" -gt $((rx0 + 100)) ]; then
-	ktap_ok "round 3: traffic flowing ($((rx1 - rx0)) packets in 2 s)"
+	ktap_ok "round 3: traffic flowing" "$((rx1 - rx0)) packets in 2 s"
 else
 	ktap_fail "round 3: traffic flowing" "rx_packets $rx0 -> $rx1"
 fi

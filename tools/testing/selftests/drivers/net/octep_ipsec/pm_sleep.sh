@@ -63,7 +63,7 @@ check "its rings back: ethtool -l answers 2" \
 wait "$up"
 rate=$(iperf_rate <"$TMPD/up.json")
 if [ "$rate" -gt 0 ]; then
-	ktap_ok "the stream lived through the sleep ($rate Mbit/s)"
+	ktap_ok "the stream lived through the sleep" "$rate Mbit/s"
 else
 	ktap_fail "the stream lived through the sleep" "$(tail -5 "$TMPD/up.json")"
 fi
@@ -71,7 +71,7 @@ a=$(stat "$HOST_IF" ipsec_tx_packets)
 check "ping through the associations 5/5 after it" ping_ok "$PEER_IP4" 5
 b=$(stat "$HOST_IF" ipsec_tx_packets)
 if [ $((b - a)) -ge 5 ]; then
-	ktap_ok "the block encrypted them (ipsec_tx_packets +$((b - a)))"
+	ktap_ok "the block encrypted them" "ipsec_tx_packets +$((b - a))"
 else
 	ktap_fail "the block encrypted them" "ipsec_tx_packets $a -> $b"
 fi

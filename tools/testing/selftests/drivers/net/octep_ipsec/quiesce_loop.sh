@@ -74,16 +74,16 @@ loop()
 	longest=$(stat "$HOST_IF" quiesce_wait_max_us)
 	ktap_diag "$desc: cycles in ${LOOP_SECS}s $dc, the stream $rate Mbit/s, frames received $dp, had to wait $dw times, longest wait (so far) ${longest} us, stalls $ds in $dt ticks, rxwd_early $(stat "$HOST_IF" rxwd_early)"
 
-	[ "$rate" -gt 0 ] && ktap_ok "$desc: the stream completes ($rate Mbit/s)" ||
+	[ "$rate" -gt 0 ] && ktap_ok "$desc: the stream completes" "$rate Mbit/s" ||
 		ktap_fail "$desc: the stream completes" "$(tail -5 "$TMPD/iperf.json")"
 	[ "$dc" -eq "$cycles" ] && [ "$dc" -gt 0 ] &&
-		ktap_ok "$desc: one quiesce per change ($dc)" ||
+		ktap_ok "$desc: one quiesce per change" "quiesce_cycles +$dc" ||
 		ktap_fail "$desc: one quiesce per change" "changes $cycles, quiesces $dc"
 	[ $((4 * ds)) -lt "$dt" ] &&
-		ktap_ok "$desc: rings left on few ticks (rxwd_stalls +$ds of $dt)" ||
-		ktap_fail "$desc: rings left on few ticks (rxwd_stalls +$ds of $dt)"
+		ktap_ok "$desc: rings left on few ticks" "rxwd_stalls +$ds of $dt ticks" ||
+		ktap_fail "$desc: rings left on few ticks" "rxwd_stalls +$ds of $dt ticks"
 	[ "$dd" -eq 0 ] && [ "$dp" -gt 0 ] &&
-		ktap_ok "$desc: frames received ($dp), none dropped" ||
+		ktap_ok "$desc: frames received, none dropped" "rx_packets +$dp" ||
 		ktap_fail "$desc: frames received, none dropped" "rx_packets +$dp rx_drops +$dd"
 }
 
@@ -106,7 +106,7 @@ else
 	bound=1000000 unit="1 s"
 fi
 [ "$longest" -lt "$bound" ] &&
-	ktap_ok "longest wait for a poll to leave ${longest} us < $unit" ||
-	ktap_fail "longest wait for a poll to leave ${longest} us < $unit"
+	ktap_ok "longest wait for a poll to leave < $unit" "${longest} us" ||
+	ktap_fail "longest wait for a poll to leave < $unit" "${longest} us"
 
 ktap_finish

@@ -104,7 +104,7 @@ refused()
 	   [ "$(stat "$HOST_IF" reconf_refused)" = $((n0 + 1)) ] &&
 	   [ "$(channels)" = "$c0" ] && [ "$(sizes)" = "$s0" ] &&
 	   pings; then
-		ktap_ok "$desc: refused, the old rings ($c0 x $s0) carry on"
+		ktap_ok "$desc: refused, the old rings carry on" "$c0 x $s0"
 	else
 		ktap_fail "$desc: refused, the old rings carry on" \
 			"exit $rc: $out; reconf_refused $n0 -> $(stat "$HOST_IF" reconf_refused); channels $c0 -> $(channels), sizes $s0 -> $(sizes)"
@@ -153,7 +153,8 @@ ff_off ring_alloc
 refused_n=$(( $(stat "$HOST_IF" reconf_refused) - n0 ))
 ktap_diag "fault loop: $applied changes applied, $refused_n refused (ENOMEM) in $FAULT_SECS s"
 if [ -z "$other" ] && [ "$applied" -gt 0 ] && [ "$refused_n" -gt 0 ]; then
-	ktap_ok "fault loop: every change applied or refused whole ($applied applied, $refused_n refused)"
+	ktap_ok "fault loop: every change applied or refused whole" \
+		"$applied applied, $refused_n refused"
 else
 	ktap_fail "fault loop: every change applied or refused whole" \
 		"applied $applied, refused $refused_n, other error: ${other:-none}"
@@ -175,7 +176,7 @@ sleep 3
 ff_off refill
 a1=$(stat "$HOST_IF" rx_alloc_fail)
 if [ $((a1 - a0)) -gt 0 ]; then
-	ktap_ok "refill failures counted (rx_alloc_fail +$((a1 - a0)))"
+	ktap_ok "refill failures counted" "rx_alloc_fail +$((a1 - a0))"
 else
 	ktap_fail "refill failures counted" "rx_alloc_fail $a0 -> $a1, rx_packets $r0 -> $(stat "$HOST_IF" rx_packets)"
 fi
@@ -183,7 +184,7 @@ check "the rings fill again: pings after" pings
 
 # Still flowing after it all, once TCP has recovered from the losses.
 if out=$(streams_flowing 30); then
-	ktap_ok "both streams lived through it (3 s after: $out)"
+	ktap_ok "both streams lived through it" "3 s after: $out"
 else
 	ktap_fail "both streams lived through it" "in 30 s no 3 s window with both flowing: $out"
 fi

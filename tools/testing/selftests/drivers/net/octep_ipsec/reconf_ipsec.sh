@@ -55,7 +55,8 @@ out=$(python3 "$(dirname "$0")/reconf_loop.py" "$HOST_IF" "$RECONF_SECS")
 rc=$?
 read -r nch nrp _ <<<"$out"
 if [ "$rc" -eq 0 ] && [ "${nch:-0}" -gt 0 ]; then
-	ktap_ok "-L/-G loop under ESP: $nch -L and $nrp -G changes in $((SECONDS - t0)) s, each accepted"
+	ktap_ok "-L/-G loop under ESP: each change accepted" \
+		"$nch -L and $nrp -G changes in $((SECONDS - t0)) s"
 else
 	ktap_fail "-L/-G loop under ESP: each change accepted" "$out"
 fi
@@ -82,7 +83,7 @@ after_stream()
 	read -r rate bytes <<<"$(ipsec_iperf "$dir" "$dst" 3 1)"
 	b=$(stat "$HOST_IF" "$c")
 	if [ "$bytes" -gt 0 ] && [ $((b - a)) -gt 0 ]; then
-		ktap_ok "a stream $dir after the loop ($rate Mbit/s, $c +$((b - a)))"
+		ktap_ok "a stream $dir after the loop" "$rate Mbit/s, $c +$((b - a))"
 	else
 		ktap_fail "a stream $dir after the loop" \
 			"$rate Mbit/s, $bytes bytes, $c +$((b - a))"
