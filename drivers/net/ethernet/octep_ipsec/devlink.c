@@ -15,6 +15,21 @@ enum octep_devlink_param_id {
 	OCTEP_DEVLINK_PARAM_ID_RXWD_SKIP_VISITED,
 };
 
+/*
+ * The device state sits in the devlink priv, which devlink aligns to
+ * NETDEV_ALIGN (32) only: on Debian's 6.12 it starts 416 bytes in, half a
+ * line. The state's ring pairs are ____cacheline_aligned_in_smp, which
+ * holds in memory only if the state itself starts on a line: it is
+ * allocated with room to be moved up to one.
+ */
+#define OCTEP_DL_PRIV_SIZE \
+	(sizeof(struct octep_dev) + __alignof__(struct octep_dev) - 1)
+
+static struct octep_dev *octep_dl_priv(struct devlink *devlink)
+{
+	return PTR_ALIGN(devlink_priv(devlink), __alignof__(struct octep_dev));
+}
+
 static void octep_param_read(struct octep_dev *oct, u32 id,
 			     struct devlink_param_gset_ctx *ctx)
 {
@@ -72,7 +87,7 @@ static int octep_param_get(struct devlink *devlink, u32 id,
 			   struct devlink_param_gset_ctx *ctx)
 #endif
 {
-	octep_param_read(devlink_priv(devlink), id, ctx);
+	octep_param_read(octep_dl_priv(devlink), id, ctx);
 	return 0;
 }
 
@@ -96,7 +111,7 @@ static int octep_param_set(struct devlink *devlink, u32 id,
 			   struct devlink_param_gset_ctx *ctx,
 			   struct netlink_ext_ack *extack)
 {
-	struct octep_dev *oct = devlink_priv(devlink);
+	struct octep_dev *oct = octep_dl_priv(devlink);
 
 	switch (id) {
 	case OCTEP_DEVLINK_PARAM_ID_RXWD_PERIOD_US:
@@ -136,7 +151,7 @@ static const struct devlink_param octep_params[] = {
 static int octep_dl_info_get(struct devlink *dl, struct devlink_info_req *req,
 			     struct netlink_ext_ack *extack)
 {
-	struct octep_dev *oct = devlink_priv(dl);
+	struct octep_dev *oct = octep_dl_priv(dl);
 
 	return octep_ipsec_info_put(oct, req);
 }
@@ -157,10 +172,10 @@ struct octep_dev *octep_devlink_alloc(struct device *dev)
 	struct devlink *devlink;
 	struct octep_dev *oct;
 
-	devlink = devlink_alloc(&octep_devlink_ops, sizeof(*oct), dev);
+	devlink = devlink_alloc(&octep_devlink_ops, OCTEP_DL_PRIV_SIZE, dev);
 	if (!devlink)
 		return NULL;
-	oct = devlink_priv(devlink);
+	oct = octep_dl_priv(devlink);
 	oct->devlink = devlink;
 	return oct;
 }

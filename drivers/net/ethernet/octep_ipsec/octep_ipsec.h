@@ -343,8 +343,8 @@ struct octep_tx_stats {
  * @head: next slot to write (ndo_start_xmit only)
  * @tail: next slot to complete (the poll only)
  * @pending: instructions written since the last doorbell
- * @stats: counters; packets/bytes/drops/doorbells by xmit, the rest by poll
- * @cstats: completion-side counters (the poll)
+ * @stats: xmit's counters (its completions, wakes and excess stay zero)
+ * @cstats: the completion's counters: completions, wakes, excess
  */
 struct octep_iq {
 	struct octep_qvec *qv;
@@ -354,7 +354,12 @@ struct octep_iq {
 	struct octep_sdp_sg *sg;
 	dma_addr_t sg_dma;
 	u32 size;
-	/* What xmit writes, then what the completion writes: lines apart. */
+	/*
+	 * Above, read-mostly (set up under RTNL). Then what ndo_start_xmit
+	 * writes, under the queue's xmit lock, and what the completion
+	 * writes, under the pair's NAPI: each from a line of its own, so
+	 * neither CPU takes the other's line for every packet.
+	 */
 	u32 head ____cacheline_aligned_in_smp;
 	u32 pending;
 	struct octep_tx_stats stats;
@@ -482,12 +487,6 @@ struct octep_qvec {
  * @devlink: our devlink instance
  * @max_rings: ring pairs the block has
  * @num_rings: ring pairs in use (ethtool -L)
- * @rx_ring_size: ethtool -G rx
- * @tx_ring_size: ethtool -G tx
- * @rx_level: OUT_INT_LEVELS packet level (ethtool -C rx-frames)
- * @rx_time: OUT_INT_LEVELS time threshold (ethtool -C rx-usecs)
- * @tx_level: IN_INT_LEVELS packet level (ethtool -C tx-frames)
- * @tx_time: IN_INT_LEVELS time threshold (ethtool -C tx-usecs)
  * @rx_copybreak: ethtool rx-copybreak; read by the polls without a lock
  * @up: the datapath is set up (rings allocated, NAPIs added)
  * @quiesced: servicing stopped by octep_quiesce() (no poll inside, the
@@ -496,6 +495,13 @@ struct octep_qvec {
  *	polls without it (octep_poll_enter())
  * @napi_off: the NAPIs are disabled as well (a datapath just set up, or
  *	one about to be freed: octep_tx_stop())
+ * @ipsec: state of the IPsec offload (xfrm*.c), NULL without it
+ * @rx_ring_size: ethtool -G rx
+ * @tx_ring_size: ethtool -G tx
+ * @rx_level: OUT_INT_LEVELS packet level (ethtool -C rx-frames)
+ * @rx_time: OUT_INT_LEVELS time threshold (ethtool -C rx-usecs)
+ * @tx_level: IN_INT_LEVELS packet level (ethtool -C tx-frames)
+ * @tx_time: IN_INT_LEVELS time threshold (ethtool -C tx-usecs)
  * @qv: ring pairs; statistics survive ring reallocation
  * @wd_timer: the receive watchdog (watchdog.c)
  * @wd_lock: serializes arming @wd_timer and @wd_on
@@ -529,25 +535,33 @@ struct octep_qvec {
  *	while they were off (octep_storm_poll())
  * @rss_key: the RSS hash key (ethtool -X hkey); under RTNL
  * @rss_indir: the RSS indirection table, a ring per entry; under RTNL
- * @ipsec: state of the IPsec offload (xfrm*.c), NULL without it
  */
 struct octep_dev {
+	/*
+	 * Line 0, read-mostly: what every poll and xmit reads (sdp, netdev,
+	 * num_rings, rx_copybreak, the gate, ipsec), written only under RTNL
+	 * or at probe and remove. No ring's NAPI and nothing a ring writes
+	 * shares it.
+	 */
 	struct device *dev;
 	struct octep_sdp_dev *sdp;
 	struct net_device *netdev;
 	struct devlink *devlink;
 	unsigned int max_rings;
 	unsigned int num_rings;
-	u32 rx_ring_size;
-	u32 tx_ring_size;
-	u32 rx_level;
 	u32 rx_copybreak;
-	u32 rx_time;
-	u32 tx_level;
-	u32 tx_time;
 	bool up;
 	bool quiesced;
 	bool napi_off;
+	void *ipsec;
+
+	u32 rx_ring_size;
+	u32 tx_ring_size;
+	u32 rx_level;
+	u32 rx_time;
+	u32 tx_level;
+	u32 tx_time;
+	/* Each ring pair from a line of its own (the qvec's alignment). */
 	struct octep_qvec qv[OCTEP_SDP_MAX_RINGS];
 
 	struct hrtimer wd_timer;
@@ -581,8 +595,6 @@ struct octep_dev {
 
 	u8 rss_key[OCTEP_SDP_RSS_KEY_SIZE];
 	u8 rss_indir[OCTEP_SDP_RSS_INDIR_SIZE];
-
-	void *ipsec;
 };
 
 /* Register access: every access goes through the block's ops. */
