@@ -16,13 +16,27 @@
 #include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/rtnetlink.h>
 #include <linux/u64_stats_sync.h>
+#include <linux/uaccess.h>
 
 #include "octep_ipsec.h"
 
-int octep_service = OCTEP_SERVICE_VISIT;
 bool octep_resend;
-int octep_rearm = OCTEP_REARM_REREAD;
+
+module_param_named(resend, octep_resend, bool, 0444);
+MODULE_PARM_DESC(resend,
+		 "Diagnostic: write OUT_CNTS RESEND (bit 59) after each completed visit, as octeon_ep does (default 0)");
+
+/* ------------------------------------------------ debugfs */
+
+/*
+ * octep_ipsec/ in debugfs: the fault attributes (below) and a directory
+ * per device, named after the bound device, holding the test-only
+ * switches "service" and "rearm". They are the tests' business, not the
+ * module's interface: per device, and each set without a reload.
+ */
+static struct dentry *octep_dbg;
 
 static const char * const octep_service_names[] = {
 	[OCTEP_SERVICE_VISIT] = "visit",
@@ -34,57 +48,125 @@ static const char * const octep_rearm_names[] = {
 	[OCTEP_REARM_NONE] = "none",
 };
 
-/* A module parameter that takes one of a list of names. */
-struct octep_enum_param {
-	int *val;
-	const char * const *names;
-	size_t n;
-};
-
-static int octep_enum_set(const char *val, const struct kernel_param *kp)
+/* One of @names, from a write: its index, or -EINVAL (-EFAULT). */
+static int octep_dbg_word(const char __user *ubuf, size_t count,
+			  const char * const *names, size_t n)
 {
-	const struct octep_enum_param *p = kp->arg;
-	int i = __sysfs_match_string(p->names, p->n, val);
+	char buf[16];
 
-	if (i < 0)
+	if (!count || count >= sizeof(buf))
 		return -EINVAL;
-	*p->val = i;
-	return 0;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	return __sysfs_match_string(names, n, buf);
 }
 
-static int octep_enum_get(char *buf, const struct kernel_param *kp)
+static ssize_t octep_dbg_show(char __user *ubuf, size_t count, loff_t *ppos,
+			      const char *word)
 {
-	const struct octep_enum_param *p = kp->arg;
+	char buf[16];
+	int len = scnprintf(buf, sizeof(buf), "%s\n", word);
 
-	return sysfs_emit(buf, "%s\n", p->names[*p->val]);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }
 
-static const struct kernel_param_ops octep_enum_ops = {
-	.set = octep_enum_set,
-	.get = octep_enum_get,
+static ssize_t octep_service_read(struct file *file, char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	struct octep_dev *oct = file->private_data;
+
+	return octep_dbg_show(ubuf, count, ppos,
+			      octep_service_names[READ_ONCE(oct->service)]);
+}
+
+/*
+ * Refused (-EBUSY) while the datapath is up (the interface up): what it set
+ * up follows the servicing (the page pools' NAPI binding, the watchdog
+ * timer's softirq mode), and a watchdog making passes beside a visit that
+ * takes no pass flag would be two servicers in one ring. Down (@up is
+ * false under RTNL: no NAPI, no page pool, the watchdog stopped), nothing
+ * runs that reads it; RTNL keeps ndo_open and a resume out until the switch
+ * is done.
+ */
+static ssize_t octep_service_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct octep_dev *oct = file->private_data;
+	int val, err = 0;
+
+	val = octep_dbg_word(ubuf, count, octep_service_names,
+			     ARRAY_SIZE(octep_service_names));
+	if (val < 0)
+		return val;
+	rtnl_lock();
+	if (val != oct->service) {
+		if (oct->up)
+			err = -EBUSY;
+		else
+			octep_wd_set_service(oct, val);
+	}
+	rtnl_unlock();
+	if (err)
+		return err;
+	return count;
+}
+
+static ssize_t octep_rearm_read(struct file *file, char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	struct octep_dev *oct = file->private_data;
+
+	return octep_dbg_show(ubuf, count, ppos,
+			      octep_rearm_names[READ_ONCE(oct->rearm)]);
+}
+
+static ssize_t octep_rearm_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	struct octep_dev *oct = file->private_data;
+	int val;
+
+	val = octep_dbg_word(ubuf, count, octep_rearm_names,
+			     ARRAY_SIZE(octep_rearm_names));
+	if (val < 0)
+		return val;
+	/* Any time: see the poll's read of it (octep_poll_ring()). */
+	WRITE_ONCE(oct->rearm, val);
+	return count;
+}
+
+static const struct file_operations octep_service_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = octep_service_read,
+	.write = octep_service_write,
+	.llseek = default_llseek,
 };
 
-static struct octep_enum_param octep_service_param = {
-	.val = &octep_service,
-	.names = octep_service_names,
-	.n = ARRAY_SIZE(octep_service_names),
+static const struct file_operations octep_rearm_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = octep_rearm_read,
+	.write = octep_rearm_write,
+	.llseek = default_llseek,
 };
 
-static struct octep_enum_param octep_rearm_param = {
-	.val = &octep_rearm,
-	.names = octep_rearm_names,
-	.n = ARRAY_SIZE(octep_rearm_names),
-};
+/* Before the netdev: its files are there when the netdev appears. */
+static void octep_dbg_dev_init(struct octep_dev *oct)
+{
+	oct->dbg = debugfs_create_dir(dev_name(oct->dev), octep_dbg);
+	debugfs_create_file("service", 0600, oct->dbg, oct,
+			    &octep_service_fops);
+	debugfs_create_file("rearm", 0600, oct->dbg, oct, &octep_rearm_fops);
+}
 
-module_param_cb(service, &octep_enum_ops, &octep_service_param, 0444);
-MODULE_PARM_DESC(service,
-		 "Diagnostic: receive servicing, visit (default) or pass (the old servicing the field report found leaving rings)");
-module_param_cb(rearm, &octep_enum_ops, &octep_rearm_param, 0444);
-MODULE_PARM_DESC(rearm,
-		 "Diagnostic: after a completed visit re-enables the interrupt, reread (default: re-read the ring pair's counts and reschedule if either is nonzero, correct whether the block latches or drops a masked raise) or none (rely on the block latching it; strands rings on a block that drops it)");
-module_param_named(resend, octep_resend, bool, 0444);
-MODULE_PARM_DESC(resend,
-		 "Diagnostic: write OUT_CNTS RESEND (bit 59) after each completed visit, as octeon_ep does (default 0)");
+/* Waits out a read or write in progress (debugfs's removal does). */
+static void octep_dbg_dev_fini(struct octep_dev *oct)
+{
+	debugfs_remove_recursive(oct->dbg);
+	oct->dbg = NULL;
+}
 
 /**
  * octep_core_probe() - set up a device on an SDP block
@@ -122,6 +204,8 @@ struct octep_dev *octep_core_probe(struct device *dev,
 	oct->tx_time = OCTEP_TX_TIME_DEF;
 	oct->rxwd_period_us = OCTEP_RXWD_PERIOD_DEF_US;
 	oct->rxwd_skip_visited = true;
+	oct->service = OCTEP_SERVICE_VISIT;
+	oct->rearm = OCTEP_REARM_REREAD;
 	for (q = 0; q < oct->max_rings; q++) {
 		struct octep_qvec *qv = &oct->qv[q];
 
@@ -145,9 +229,10 @@ struct octep_dev *octep_core_probe(struct device *dev,
 	err = octep_ipsec_init(oct);
 	if (err)
 		goto err_health;
+	octep_dbg_dev_init(oct);
 	err = octep_netdev_create(oct);
 	if (err)
-		goto err_ipsec;
+		goto err_dbg;
 	err = octep_devlink_register(oct);
 	if (err)
 		goto err_netdev;
@@ -155,7 +240,8 @@ struct octep_dev *octep_core_probe(struct device *dev,
 
 err_netdev:
 	octep_netdev_destroy(oct);
-err_ipsec:
+err_dbg:
+	octep_dbg_dev_fini(oct);
 	octep_ipsec_fini(oct);
 err_health:
 	octep_health_fini(oct);
@@ -172,6 +258,7 @@ void octep_core_remove(struct octep_dev *oct)
 {
 	octep_devlink_unregister(oct);
 	octep_netdev_destroy(oct);
+	octep_dbg_dev_fini(oct);
 	/* After the netdev: unregistering flushed the offloaded states. */
 	octep_ipsec_fini(oct);
 	octep_health_fini(oct);
@@ -438,7 +525,6 @@ static struct pci_driver octep_pci_driver = {
  */
 static DECLARE_FAULT_ATTR(octep_fail_ring_alloc_attr);
 static DECLARE_FAULT_ATTR(octep_fail_refill_attr);
-static struct dentry *octep_dbg;
 
 /**
  * octep_fail_ring_alloc() - fail this ring memory allocation?
@@ -464,30 +550,24 @@ static void octep_fault_init(void)
 {
 	if (!IS_ENABLED(CONFIG_FAULT_INJECTION_DEBUG_FS))
 		return;
-	octep_dbg = debugfs_create_dir(OCTEP_DRV_NAME, NULL);
 	fault_create_debugfs_attr("fail_ring_alloc", octep_dbg,
 				  &octep_fail_ring_alloc_attr);
 	fault_create_debugfs_attr("fail_refill", octep_dbg,
 				  &octep_fail_refill_attr);
 }
-
-static void octep_fault_exit(void)
-{
-	debugfs_remove_recursive(octep_dbg);
-}
 #else
 static void octep_fault_init(void) { }
-static void octep_fault_exit(void) { }
 #endif
 
 static int __init octep_init(void)
 {
 	int err;
 
+	octep_dbg = debugfs_create_dir(OCTEP_DRV_NAME, NULL);
 	octep_fault_init();
 	err = auxiliary_driver_register(&octep_aux_driver);
 	if (err)
-		goto err_fault;
+		goto err_dbg;
 	err = pci_register_driver(&octep_pci_driver);
 	if (err)
 		goto err_aux;
@@ -495,8 +575,8 @@ static int __init octep_init(void)
 
 err_aux:
 	auxiliary_driver_unregister(&octep_aux_driver);
-err_fault:
-	octep_fault_exit();
+err_dbg:
+	debugfs_remove_recursive(octep_dbg);
 	return err;
 }
 module_init(octep_init);
@@ -505,7 +585,7 @@ static void __exit octep_exit(void)
 {
 	pci_unregister_driver(&octep_pci_driver);
 	auxiliary_driver_unregister(&octep_aux_driver);
-	octep_fault_exit();
+	debugfs_remove_recursive(octep_dbg);
 }
 module_exit(octep_exit);
 

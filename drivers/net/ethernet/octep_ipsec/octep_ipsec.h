@@ -67,6 +67,7 @@
 #define OCTEP_TX_LEVEL_DEF	1
 #define OCTEP_TX_TIME_DEF	0
 
+/* Receive servicing (debugfs <dev>/service): the visit, or the old pass. */
 enum octep_service {
 	OCTEP_SERVICE_VISIT,
 	OCTEP_SERVICE_PASS,
@@ -78,9 +79,7 @@ enum octep_rearm {
 	OCTEP_REARM_NONE,	/* rely on the block latching a masked raise */
 };
 
-extern int octep_service;	/* module parameter "service" */
 extern bool octep_resend;	/* module parameter "resend" */
-extern int octep_rearm;		/* module parameter "rearm" */
 
 /* oq->flags bits */
 enum {
@@ -535,13 +534,18 @@ struct octep_qvec {
  *	while they were off (octep_storm_poll())
  * @rss_key: the RSS hash key (ethtool -X hkey); under RTNL
  * @rss_indir: the RSS indirection table, a ring per entry; under RTNL
+ * @service: enum octep_service (debugfs "service", for the tests);
+ *	changed under RTNL, only while @up is false
+ * @rearm: enum octep_rearm (debugfs "rearm", for the tests); changed at
+ *	any time, read once by each completing poll
+ * @dbg: the device's debugfs directory, octep_ipsec/<device>
  */
 struct octep_dev {
 	/*
 	 * Line 0, read-mostly: what every poll and xmit reads (sdp, netdev,
-	 * num_rings, rx_copybreak, the gate, ipsec), written only under RTNL
-	 * or at probe and remove. No ring's NAPI and nothing a ring writes
-	 * shares it.
+	 * num_rings, rx_copybreak, the gate, ipsec, service, rearm), written
+	 * only under RTNL, at probe and remove, or (rearm) by a test's
+	 * debugfs write. No ring's NAPI and nothing a ring writes shares it.
 	 */
 	struct device *dev;
 	struct octep_sdp_dev *sdp;
@@ -554,6 +558,8 @@ struct octep_dev {
 	bool quiesced;
 	bool napi_off;
 	void *ipsec;
+	enum octep_service service;
+	enum octep_rearm rearm;
 
 	u32 rx_ring_size;
 	u32 tx_ring_size;
@@ -595,6 +601,8 @@ struct octep_dev {
 
 	u8 rss_key[OCTEP_SDP_RSS_KEY_SIZE];
 	u8 rss_indir[OCTEP_SDP_RSS_INDIR_SIZE];
+
+	struct dentry *dbg;
 };
 
 /* Register access: every access goes through the block's ops. */
@@ -703,6 +711,7 @@ void octep_wd_start(struct octep_dev *oct);
 void octep_wd_stop(struct octep_dev *oct);
 void octep_wd_request_tick(struct octep_oq *oq);
 void octep_wd_set_period(struct octep_dev *oct, u32 period_us);
+void octep_wd_set_service(struct octep_dev *oct, enum octep_service service);
 
 /* ethtool.c */
 extern const struct ethtool_ops octep_ethtool_ops;

@@ -329,7 +329,8 @@ static int octep_oq_visit(struct octep_qvec *qv, int budget,
 {
 	struct octep_oq *oq = &qv->oq;
 	struct octep_pass_info pi = {};
-	bool pass_mode = octep_service == OCTEP_SERVICE_PASS;
+	/* Switched only while the datapath is down: fixed for any poll. */
+	bool pass_mode = READ_ONCE(qv->oct->service) == OCTEP_SERVICE_PASS;
 	bool rescued, stall = false, tick = false;
 	u32 done = 0, taken, passes = 0;
 
@@ -650,9 +651,14 @@ static int octep_poll_ring(struct octep_qvec *qv, int budget)
 				   OCTEP_SDP_CNTS_RESEND);
 			atomic64_inc(&oq->resend);
 		}
-		/* service=pass is the old driver whole: no re-read there. */
-		if (octep_rearm == OCTEP_REARM_REREAD &&
-		    octep_service != OCTEP_SERVICE_PASS)
+		/*
+		 * service=pass is the old driver whole: no re-read there.
+		 * A rearm change applies from the next completing poll: the
+		 * re-read keeps nothing between polls, it only asks for a
+		 * visit as any servicer does.
+		 */
+		if (READ_ONCE(qv->oct->rearm) == OCTEP_REARM_REREAD &&
+		    READ_ONCE(qv->oct->service) != OCTEP_SERVICE_PASS)
 			octep_rearm_reread(qv);
 		/* enabled_ns before the bit; pairs with test_bit_acquire(). */
 		clear_bit_unlock(OCTEP_OQ_COMPLETING, &oq->flags);
@@ -827,9 +833,10 @@ int octep_oq_install(struct octep_qvec *qv, struct octep_ring_mem *m)
 	 * lockless cache, which its allocations (the refill) also use: safe
 	 * when only the NAPI refills. Not under service=pass, whose watchdog
 	 * makes passes, and refills, from its own timer on any CPU while the
-	 * NAPI may be freeing pages on another.
+	 * NAPI may be freeing pages on another. The servicing changes only
+	 * while the datapath is down, when no page pool exists.
 	 */
-	if (octep_service == OCTEP_SERVICE_VISIT)
+	if (READ_ONCE(oct->service) == OCTEP_SERVICE_VISIT)
 		pp.napi = &qv->napi;
 	pool = page_pool_create(&pp);
 	if (IS_ERR(pool))

@@ -23,11 +23,14 @@
 #include "octep_ipsec.h"
 #include "octep_trace.h"
 
-static enum hrtimer_mode octep_wd_mode(void)
+static enum hrtimer_mode octep_wd_mode(struct octep_dev *oct)
 {
-	/* service=pass: the old watchdog makes a pass itself, in softirq. */
-	return octep_service == OCTEP_SERVICE_PASS ? HRTIMER_MODE_ABS_SOFT :
-						     HRTIMER_MODE_ABS;
+	/*
+	 * service=pass: the old watchdog makes a pass itself, in softirq.
+	 * The timer is set up in that mode (octep_wd_set_service()).
+	 */
+	return READ_ONCE(oct->service) == OCTEP_SERVICE_PASS ?
+	       HRTIMER_MODE_ABS_SOFT : HRTIMER_MODE_ABS;
 }
 
 /* Arm for @delay_ns from now unless a sooner expiry is pending. */
@@ -42,7 +45,7 @@ static void octep_wd_arm_locked(struct octep_dev *oct, u64 delay_ns)
 	if (hrtimer_is_queued(&oct->wd_timer) &&
 	    !ktime_after(hrtimer_get_expires(&oct->wd_timer), exp))
 		return;
-	hrtimer_start(&oct->wd_timer, exp, octep_wd_mode());
+	hrtimer_start(&oct->wd_timer, exp, octep_wd_mode(oct));
 }
 
 /* The soonest the watchdog is owed: a ring's tick request, or the period. */
@@ -161,12 +164,14 @@ static bool octep_wd_look(struct octep_qvec *qv)
 static enum hrtimer_restart octep_wd_fire(struct hrtimer *t)
 {
 	struct octep_dev *oct = container_of(t, struct octep_dev, wd_timer);
+	/* Fixed while the watchdog can run (octep_wd_set_service()). */
+	bool pass = READ_ONCE(oct->service) == OCTEP_SERVICE_PASS;
 	bool found = false;
 	unsigned int q;
 
 	atomic64_inc(&oct->rxwd_ticks);
 	for (q = 0; q < oct->num_rings; q++) {
-		if (octep_service == OCTEP_SERVICE_PASS)
+		if (pass)
 			found |= octep_pass_watchdog_ring(&oct->qv[q]);
 		else
 			found |= octep_wd_look(&oct->qv[q]);
@@ -241,6 +246,25 @@ void octep_wd_set_period(struct octep_dev *oct, u32 period_us)
 }
 
 /**
+ * octep_wd_set_service() - debugfs "service": switch the receive servicing
+ * @oct: device, under RTNL, its datapath down (!@oct->up)
+ * @service: the new servicing
+ *
+ * Down, no poll runs and the watchdog is stopped (octep_wd_stop(); with
+ * @oct->wd_on false nothing arms it), so the timer is set up again in the
+ * mode the new servicing's watchdog runs in (octep_wd_mode()). The next
+ * ndo_open builds its page pools for it (octep_oq_install()).
+ */
+void octep_wd_set_service(struct octep_dev *oct, enum octep_service service)
+{
+	ASSERT_RTNL();
+	hrtimer_cancel(&oct->wd_timer);
+	WRITE_ONCE(oct->service, service);
+	hrtimer_setup(&oct->wd_timer, octep_wd_fire, CLOCK_MONOTONIC,
+		      octep_wd_mode(oct));
+}
+
+/**
  * octep_wd_init() - set up the watchdog timer (not started)
  * @oct: device
  */
@@ -248,5 +272,5 @@ void octep_wd_init(struct octep_dev *oct)
 {
 	spin_lock_init(&oct->wd_lock);
 	hrtimer_setup(&oct->wd_timer, octep_wd_fire, CLOCK_MONOTONIC,
-		      octep_wd_mode());
+		      octep_wd_mode(oct));
 }

@@ -355,7 +355,8 @@ lib_one_netdev()
 }
 
 # octep_new ID [RINGS]: create model device ID with RINGS ring pairs; wait for
-# the wire and the driver's netdev. Sets HOST_IF, WIRE_IF, SIM_DBG, DL_DEV.
+# the wire and the driver's netdev. Sets HOST_IF, WIRE_IF, SIM_DBG, DRV_DBG
+# (the driver's debugfs directory for the device: octep_knob), DL_DEV.
 octep_new()
 {
 	local id=$1 rings=${2:-1} dev
@@ -374,8 +375,9 @@ octep_new()
 	WIRE_IF=$(lib_one_netdev "$dev/net")
 	HOST_IF=$(lib_one_netdev "$dev/octep_sim.sdp.$id/net")
 	SIM_DBG=/sys/kernel/debug/octep_sim/octep_sim$id
+	DRV_DBG=/sys/kernel/debug/octep_ipsec/octep_sim.sdp.$id
 	DL_DEV=auxiliary/octep_sim.sdp.$id
-	export HOST_IF WIRE_IF SIM_DBG DL_DEV
+	export HOST_IF WIRE_IF SIM_DBG DRV_DBG DL_DEV
 	# scripts/check --matrix: the block's unknowns as the model picks
 	# them, set before the test's traffic.
 	if [ -n "${OCTEP_SIM_MASKED:-}" ]; then
@@ -502,6 +504,14 @@ sim_read()
 sim_write()
 {
 	echo "$2" >"$SIM_DBG/$1"
+}
+
+# octep_knob NAME VALUE: set the driver's test switch NAME (debugfs, per
+# device: service visit|pass, rearm reread|none) of the device octep_new
+# made last. service is refused while HOST_IF is up: set it before.
+octep_knob()
+{
+	echo "$2" >"$DRV_DBG/$1"
 }
 
 # iperf_rate [UNIT [NONE]]: the received rate in the `iperf3 -J` output on

@@ -265,7 +265,8 @@ run_one()
 {
 	local mode=$1 json ipf dump
 
-	octep_load "service=$mode" && octep_new 0 2 && peer_setup || return 1
+	octep_load && octep_new 0 2 && octep_knob service "$mode" &&
+		peer_setup || return 1
 	# The engine and the rings' interrupts on CPU 1, the watchdog on CPU 0
 	# (lib.sh says why).
 	sim_write link_mbps "$LINK" && split_cpus && far_setup || return 1

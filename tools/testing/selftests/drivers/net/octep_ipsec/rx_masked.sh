@@ -41,7 +41,7 @@ ktap_plan 14
 # setup REARM MASKED: one silent ring pair, the watchdog's periodic tick off
 setup()
 {
-	octep_load "rearm=$1" && octep_new 0 1 || return 1
+	octep_load && octep_new 0 1 && octep_knob rearm "$1" || return 1
 	sysctl -qw "net.ipv6.conf.$HOST_IF.disable_ipv6=1" || return 1
 	ip link set "$HOST_IF" up || return 1
 	sim_write masked "$2" || return 1
@@ -136,8 +136,7 @@ teardown
 
 check "default (rearm=reread), masked=drop: the same" \
 	setup reread drop || ktap_finish
-check "modinfo: rearm is reread" \
-	grep -qx reread /sys/module/octep_ipsec/parameters/rearm
+check "debugfs: rearm is reread" grep -qx reread "$DRV_DBG/rearm"
 check "the block counts a packet just before the enable" trigger
 wait_for 5 ring_empty
 diag "rearm=reread masked=drop"

@@ -126,7 +126,8 @@ run()
 	local mode=$1 cap=${2:-0} level=${3:-} json
 
 	RATE=0 STALLS=-1 RESCUES=-1 SHARE=-1 PAUSE_MED=-1 LEFT=-1
-	octep_load "service=$mode" && octep_new 0 1 && peer_setup || return 1
+	octep_load && octep_new 0 1 && octep_knob service "$mode" &&
+		peer_setup || return 1
 	# The engine and the ring's interrupt on CPU 1, the watchdog on CPU 0
 	# (lib.sh says why); the receiving iperf3 free to run on either.
 	sim_write link_mbps "$cap" && split_cpus || return 1
