@@ -13,6 +13,10 @@
 #    offloaded (the window is the receiver's; it was refused by the block);
 #  - ip xfrm state update of an offloaded inbound (crypto) state works, and
 #    the state stays offloaded (it failed: "already offloaded");
+#  - the driver's test switches in debugfs (octep_knob): service and rearm
+#    read their defaults, refuse an unknown word (EINVAL); service is
+#    refused while the interface is up (EBUSY), rearm is not; service
+#    switches while it is down, and the device runs in pass;
 #  - with the model's host stub started, binding the driver by hand through
 #    sysfs is refused, and works again once the stub has stopped.
 
@@ -20,7 +24,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
 require_cmd ip ethtool devlink
 
-ktap_plan 16
+ktap_plan 20
 
 NEW=/sys/bus/octep_sim/new_device
 DEL=/sys/bus/octep_sim/del_device
@@ -124,6 +128,55 @@ else
 	ktap_fail "ip xfrm state update of an offloaded inbound state" "exit $rc: $out; $st"
 fi
 ip xfrm state flush
+
+# ------------------------------------------------ debugfs switches
+
+# knob_err NAME VALUE: the error writing VALUE to NAME gives, if any.
+knob_err()
+{
+	{ octep_knob "$1" "$2"; } 2>&1 | sed 's/.*write error: //'
+}
+
+knobs()
+{
+	echo "$(cat "$DRV_DBG/service") $(cat "$DRV_DBG/rearm")"
+}
+
+k=$(knobs)
+if [ "$k" = "visit reread" ]; then
+	ktap_ok "debugfs service, rearm: visit, reread by default"
+else
+	ktap_fail "debugfs service, rearm: visit, reread by default" "$k"
+fi
+e1=$(knob_err service bogus) e2=$(knob_err rearm bogus) k=$(knobs)
+if [ "$e1" = "Invalid argument" ] && [ "$e2" = "Invalid argument" ] &&
+   [ "$k" = "visit reread" ]; then
+	ktap_ok "debugfs: an unknown word is refused (EINVAL), nothing changed"
+else
+	ktap_fail "debugfs: an unknown word is refused (EINVAL), nothing changed" \
+		"service: '$e1', rearm: '$e2', now $k"
+fi
+e1=$(knob_err service pass) e2=$(knob_err rearm none) k=$(knobs)
+octep_knob rearm reread
+if [ "$e1" = "Device or resource busy" ] && [ -z "$e2" ] &&
+   [ "$k" = "visit none" ]; then
+	ktap_ok "debugfs, interface up: service refused (EBUSY), rearm taken"
+else
+	ktap_fail "debugfs, interface up: service refused (EBUSY), rearm taken" \
+		"service: '$e1', rearm: '$e2', now $k"
+fi
+# Down, pass, up: its watchdog's timer set up again in softirq mode (a
+# mismatch warns at the first arming: kernel_log_clean below).
+if ip link set "$HOST_IF" down && octep_knob service pass && k=$(knobs) &&
+   ip link set "$HOST_IF" up &&
+   wait_for "$OCTEP_WAIT" ping -q -c 1 -W 1 "$PEER_IP4" &&
+   ip link set "$HOST_IF" down && octep_knob service visit &&
+   ip link set "$HOST_IF" up; then
+	ktap_ok "debugfs, interface down: service switches; pings in pass ($k)"
+else
+	ktap_fail "debugfs, interface down: service switches; pings in pass" \
+		"now $(knobs)"
+fi
 
 # ------------------------------------------------ host stub and bind
 
