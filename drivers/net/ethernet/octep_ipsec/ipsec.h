@@ -139,12 +139,16 @@ enum octep_ipsec_cnt {
  * @mbox: the control mailbox
  * @info: what GET_INFO said
  * @flows: devlink param ipsec_flows (0, 1, 2)
- * @lock: @sas, @pols, @n_out_pols, @n_in_pols, @dead and @in_sas changes
+ * @lock: @sas, @pols, @n_out_pols, @n_in_pols, @in_pols, @dead and
+ *	@in_sas changes
  * @sas: every offloaded state (struct octep_ipsec_sa)
  * @n_out_pols: outbound policies in the block's table; read locklessly
  *	by octep_ipsec_tx_flags()
- * @n_in_pols: inbound policies in the block's table; read locklessly by
- *	octep_ipsec_rx_wanted()
+ * @n_in_pols: inbound policies in the block's table, those on @in_pols;
+ *	read locklessly by octep_ipsec_rx_wanted() and the backstop
+ * @in_pols: the inbound policies in the block's table (struct
+ *	octep_ipsec_pol) in the block's match order, the lowest priority
+ *	value first, then the oldest; walked under RCU by the backstop
  * @hw_base: the block's OCTEP_SDP_IPSEC_CNT counters at probe
  * @hw_mib: the block's transmit drop counters as @stats_work last added
  *	them to /proc/net/xfrm_stat (only @stats_work touches them)
@@ -186,6 +190,7 @@ struct octep_ipsec {
 	struct list_head sas;
 	unsigned int n_out_pols;
 	unsigned int n_in_pols;
+	struct list_head in_pols;
 	u64 hw_base[OCTEP_SDP_IPSEC_NCNT];
 	u64 hw_mib[OCTEP_SDP_IPSEC_NCNT];
 	struct list_head pols;
@@ -243,9 +248,10 @@ static inline bool octep_ipsec_rx_wanted(struct octep_oq *oq, u64 ext)
 	struct octep_ipsec *ips = oq->qv->oct->ipsec;
 
 	/*
-	 * Pairs with the WRITE_ONCE()s under ips->lock. A stale zero skips
-	 * the backstop for a frame the block checked against a table that
-	 * already holds the new policy (its add was answered first).
+	 * Pairs with the WRITE_ONCE()s under ips->lock in policy add and
+	 * delete. A stale zero lets by a frame racing with the first
+	 * inbound policy's add, as software does one that comes before the
+	 * policy is inserted (octep_ipsec_rx_backstop() says more).
 	 */
 	return FIELD_GET(OCTEP_SDP_RX_IPSEC_STATUS, ext) ||
 	       (ips && READ_ONCE(ips->n_in_pols));

@@ -758,6 +758,7 @@ int octep_ipsec_init(struct octep_dev *oct)
 	spin_lock_init(&ips->lock);
 	INIT_LIST_HEAD(&ips->sas);
 	INIT_LIST_HEAD(&ips->pols);
+	INIT_LIST_HEAD(&ips->in_pols);
 	INIT_LIST_HEAD(&ips->dead);
 	INIT_LIST_HEAD(&ips->orphans);
 	xa_init(&ips->in_sas);

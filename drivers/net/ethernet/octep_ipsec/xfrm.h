@@ -63,17 +63,34 @@ enum { OCTEP_SA_LIVE, OCTEP_SA_DEAD, OCTEP_SA_ORPHAN };
 
 /**
  * struct octep_ipsec_pol - an offloaded packet-offload policy
+ * @in: on ips->in_pols while the policy has an inbound entry in the
+ *	block's table (changed under ips->lock, walked under RCU by the
+ *	receive backstop)
+ * @sel: @xp's selector
+ * @action: what the block was told @xp does (OCTEP_SDP_POL_*)
+ * @priority: @xp's priority
  * @xp: the policy
  * @ent: its entry in the block's policy table, until the policy is
  *	deleted (then the entry is ctl_work's to delete; under ips->lock)
  * @all: on ips->pols until the policy is freed (under ips->lock)
  * @held: on octep_ipsec_netdev_uninit()'s list
+ * @rcu: freed after a grace period: the backstop may still hold it
+ *
+ * @sel, @action and @priority are copied from @xp at add, before @in
+ * publishes them, and never change (the core replaces a policy it
+ * updates): the backstop reads them without READ_ONCE(), and never reads
+ * @xp, which a failed insert frees with no grace period.
  */
 struct octep_ipsec_pol {
+	struct list_head in;
+	struct xfrm_selector sel;
+	u8 action;
+	u32 priority;
 	struct xfrm_policy *xp;
 	struct octep_ipsec_sa *ent;
 	struct list_head all;
 	struct list_head held;
+	struct rcu_head rcu;
 };
 
 static inline void octep_ipsec_inc(struct octep_ipsec *ips,

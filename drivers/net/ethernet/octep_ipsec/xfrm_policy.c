@@ -151,6 +151,39 @@ static int octep_ipsec_policy_ok(struct octep_ipsec *ips,
 	return 0;
 }
 
+/*
+ * Put @pol on ips->in_pols in the block's match order: after every policy
+ * of a lower or equal priority value (those are older), before the first
+ * of a higher one, so that the backstop's first match is the block's best.
+ * From the tail, where a new policy usually goes.
+ */
+static void octep_ipsec_in_pol_link(struct octep_ipsec *ips,
+				    struct octep_ipsec_pol *pol)
+{
+	struct octep_ipsec_pol *pos;
+
+	lockdep_assert_held(&ips->lock);
+	list_for_each_entry_reverse(pos, &ips->in_pols, in)
+		if (pos->priority <= pol->priority)
+			break;
+	/* After @pos; first when the loop ran out (&pos->in is the head). */
+	list_add_rcu(&pol->in, &pos->in);
+	/* Read locklessly by octep_ipsec_rx_wanted() and the backstop. */
+	WRITE_ONCE(ips->n_in_pols, ips->n_in_pols + 1);
+}
+
+/*
+ * The backstop may still be matching @pol: it is freed after a grace
+ * period (octep_ipsec_policy_free()), and its @in not reused before.
+ */
+static void octep_ipsec_in_pol_unlink(struct octep_ipsec *ips,
+				      struct octep_ipsec_pol *pol)
+{
+	lockdep_assert_held(&ips->lock);
+	list_del_rcu(&pol->in);
+	WRITE_ONCE(ips->n_in_pols, ips->n_in_pols - 1);
+}
+
 /**
  * octep_ipsec_policy_add() - xdo_dev_policy_add: a policy into the block's table
  * @xp: the policy
@@ -185,12 +218,15 @@ int octep_ipsec_policy_add(struct xfrm_policy *xp,
 		return -ENOMEM;
 	}
 	pol->xp = xp;
+	pol->sel = xp->selector;
+	pol->priority = xp->priority;
 	ent->ips = ips;
 	ent->pol = true;
 	ent->dir = xp->xdo.dir;
 	ent->type = XFRM_DEV_OFFLOAD_PACKET;
 	INIT_LIST_HEAD(&ent->node);
 	octep_ipsec_pol_fill(xp, &r);
+	pol->action = r.action;
 
 	octep_ipsec_add_begin(ips);
 	err = octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_POLICY_ADD, &r,
@@ -215,11 +251,11 @@ int octep_ipsec_policy_add(struct xfrm_policy *xp,
 	}
 	pol->ent = ent;
 	list_add_tail(&pol->all, &ips->pols);
-	/* Read locklessly by octep_ipsec_tx_flags() and _rx_wanted(). */
+	/* Read locklessly by octep_ipsec_tx_flags(). */
 	if (ent->dir == XFRM_DEV_OFFLOAD_OUT)
 		WRITE_ONCE(ips->n_out_pols, ips->n_out_pols + 1);
 	else
-		WRITE_ONCE(ips->n_in_pols, ips->n_in_pols + 1);
+		octep_ipsec_in_pol_link(ips, pol);
 	spin_unlock_bh(&ips->lock);
 	xp->xdo.offload_handle = (unsigned long)pol;
 	mod_delayed_work(system_wq, &ips->stats_work,
@@ -250,7 +286,7 @@ void octep_ipsec_policy_delete(struct xfrm_policy *xp)
 		if (ent->dir == XFRM_DEV_OFFLOAD_OUT)
 			WRITE_ONCE(ips->n_out_pols, ips->n_out_pols - 1);
 		else
-			WRITE_ONCE(ips->n_in_pols, ips->n_in_pols - 1);
+			octep_ipsec_in_pol_unlink(ips, pol);
 		octep_ipsec_queue_dead(ips, ent);
 	}
 	spin_unlock_bh(&ips->lock);
@@ -274,7 +310,8 @@ void octep_ipsec_policy_free(struct xfrm_policy *xp)
 		spin_unlock_bh(&ips->lock);
 	}
 	xp->xdo.offload_handle = 0;
-	kfree(pol);
+	/* Off ips->in_pols since the delete above, maybe still walked. */
+	kfree_rcu(pol, rcu);
 }
 
 /**

@@ -285,17 +285,31 @@ static bool octep_ipsec_sel_match(const struct xfrm_selector *sel,
  * does not parse the stack drops itself (XfrmInHdrError). A frame with
  * one VLAN tag is looked into: the VLAN device hands it to the same check.
  *
+ * ips->in_pols holds the inbound policies in that order, so the first
+ * match decides; it is walked under RCU, not ips->lock, which every
+ * ring's poll would otherwise take for every frame.
+ *
  * Return: true when @skb is to be dropped (not freed here).
  */
 static bool octep_ipsec_rx_backstop(struct octep_ipsec *ips,
 				    struct sk_buff *skb)
 {
-	const struct octep_ipsec_pol *pol, *best = NULL;
-	bool block = false, drop = false;
+	const struct octep_ipsec_pol *pol;
+	u8 action = OCTEP_SDP_POL_ALLOW;
 	__be16 proto = skb->protocol;
 	struct flowi fl;
 	u16 family;
 
+	/*
+	 * Pairs with the WRITE_ONCE()s beside list_add_rcu() and
+	 * list_del_rcu() in policy add and delete: a stale zero after the
+	 * first inbound policy's add lets a frame racing with that add by,
+	 * as software does one received before xfrm_policy_insert() (which
+	 * comes after our add) links the policy; a stale count after the
+	 * last delete only walks a list being emptied.
+	 */
+	if (!READ_ONCE(ips->n_in_pols))
+		return false;
 	if (eth_type_vlan(proto)) {
 		struct vlan_hdr _vh;
 		const struct vlan_hdr *vh;
@@ -317,27 +331,29 @@ static bool octep_ipsec_rx_backstop(struct octep_ipsec *ips,
 	    fl.flowi_proto == IPPROTO_ESP || fl.flowi_proto == IPPROTO_AH)
 		return false;
 
-	/* Softirq: ips->lock is otherwise taken with bottom halves off. */
-	spin_lock(&ips->lock);
-	list_for_each_entry(pol, &ips->pols, all) {
-		const struct xfrm_policy *xp = pol->xp;
-
-		if (!pol->ent || pol->ent->dir != XFRM_DEV_OFFLOAD_IN ||
-		    (best && xp->priority >= best->xp->priority))
-			continue;
-		if (octep_ipsec_sel_match(&xp->selector, &fl, family))
-			best = pol;
+	/*
+	 * Pairs with list_add_rcu() in policy add, which publishes @pol with
+	 * its selector and action set. A policy deleted meanwhile may still
+	 * decide this frame, as one in software's lookup may: policy free
+	 * frees @pol after a grace period (kfree_rcu()). The xfrm_policy is
+	 * not read: xfrm_policy_destroy() frees it with call_rcu() after
+	 * xfrm_dev_policy_free(), but xfrm_add_policy() kfree()s one whose
+	 * insert failed right after xfrm_dev_policy_free().
+	 */
+	rcu_read_lock();
+	list_for_each_entry_rcu(pol, &ips->in_pols, in) {
+		if (octep_ipsec_sel_match(&pol->sel, &fl, family)) {
+			action = pol->action;
+			break;
+		}
 	}
-	if (best) {
-		block = best->xp->action == XFRM_POLICY_BLOCK;
-		drop = block || best->xp->xfrm_nr;
-	}
-	spin_unlock(&ips->lock);
-	if (drop)
-		XFRM_INC_STATS(dev_net(skb->dev),
-			       block ? LINUX_MIB_XFRMINPOLBLOCK :
-				       LINUX_MIB_XFRMINTMPLMISMATCH);
-	return drop;
+	rcu_read_unlock();
+	if (action == OCTEP_SDP_POL_ALLOW)
+		return false;
+	XFRM_INC_STATS(dev_net(skb->dev),
+		       action == OCTEP_SDP_POL_BLOCK ?
+		       LINUX_MIB_XFRMINPOLBLOCK : LINUX_MIB_XFRMINTMPLMISMATCH);
+	return true;
 }
 
 /**
