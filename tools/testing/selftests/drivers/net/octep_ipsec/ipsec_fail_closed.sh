@@ -21,7 +21,16 @@
 #  - a packet-offload SA on ours whose route goes out another device (a
 #    dummy): dropped by the stack (XfrmOutError), nothing on that device;
 #  - states the block would not enforce as the stack does are refused:
-#    reqid 0, a soft lifetime above the hard one.
+#    reqid 0, a soft lifetime above the hard one;
+#  - the backstop decides as the block does, by priority then age, not by
+#    the order of insertion: an inbound allow for a UDP port of priority
+#    10, added after a block of all UDP of priority 20, lets the port's
+#    clear text in; the allow updated to priority 30, then to 20 (the
+#    block older), and the block hidden from the block's table: dropped
+#    (ipsec_rx_backstop, XfrmInPolBlock); an inbound IPsec policy at
+#    priority 1000, then 500 block policies of better priority for other
+#    sources: the one match, last, drops the clear text
+#    (XfrmInTmplMismatch).
 
 # shellcheck disable=SC2317 # functions called through check and wait_for
 source "$(dirname "$0")/lib.sh"
@@ -33,7 +42,7 @@ VLAN_P=198.51.100.2
 DUM_H=203.0.113.1
 DUM_P=203.0.113.2
 
-ktap_plan 15
+ktap_plan 19
 
 modprobe 8021q 2>/dev/null
 modprobe dummy 2>/dev/null
@@ -283,5 +292,138 @@ refuse_sa "a soft packet limit above the hard one" "Soft lifetime" \
 	1 transport "$IPSEC_K128" 128 --offload packet --dev "$HOST_IF" \
 	--soft-packets 100 --hard-packets 10
 ipsec_flush
+
+# f. The backstop's order is the block's: the lowest priority, then the
+# oldest, whatever the order of insertion. The peer sends clear UDP to
+# P_ORDER; the host's inbound policies cover it. The stack's own lookup
+# takes the newest packet-offload policy (its hash chain's head), the
+# allow or the IPsec policy each time, and lets the datagrams in: only
+# the backstop drops them, where the block's table passed them (its best
+# match an allow, or the policy that would drop them hidden).
+P_ORDER=5010
+N=10
+MANY_IN=500
+
+# in_pol SRC ARGS...: xfrm_nl.py's inbound policy from SRC to the host's
+# address, offloaded (packet); ARGS from the template's outer source on.
+in_pol()
+{
+	local src=$1
+
+	shift
+	python3 "$XFRM_NL" policy in "$src" "$HOST_IP4/32" "$@" \
+		--offload packet --dev "$HOST_IF"
+}
+
+# in_pols N: the block holds N inbound policies and no outbound one.
+in_pols()
+{
+	[ "$(sim_read ipsec/policies)" = "in $1 out 0" ]
+}
+
+# pol_handle PRIORITY ACTION: the block's handle of its inbound policy of
+# PRIORITY and ACTION (0 allow, 1 block, 2 IPsec).
+pol_handle()
+{
+	sim_read ipsec/table | awk -v p="$1" -v a="$2" '
+		$1 == "policy" && $2 == "in" && $5 == p && $7 == a { print $3; exit }'
+}
+
+# order_round: the peer sends N clear datagrams to P_ORDER. Sets GOT (how
+# many the host's socket got) and BACK, BLOCK and TMPL, how much
+# ipsec_rx_backstop, XfrmInPolBlock and XfrmInTmplMismatch moved; WHY
+# says it all.
+order_round()
+{
+	local b0 k0 t0
+
+	b0=$(stat "$HOST_IF" ipsec_rx_backstop)
+	k0=$(xfrm_stat XfrmInPolBlock) t0=$(xfrm_stat XfrmInTmplMismatch)
+	GOT=$(udp_probe "$PEER_IP4" "$HOST_IP4" "$P_ORDER" "$N")
+	BACK=$(($(stat "$HOST_IF" ipsec_rx_backstop) - b0))
+	BLOCK=$(($(xfrm_stat XfrmInPolBlock) - k0))
+	TMPL=$(($(xfrm_stat XfrmInTmplMismatch) - t0))
+	WHY="host received $GOT of $N; ipsec_rx_backstop +$BACK, XfrmInPolBlock +$BLOCK, XfrmInTmplMismatch +$TMPL; block's policies $(sim_read ipsec/policies), hidden ${HIDDEN:-none}"
+}
+
+# The allow of priority 10 after the block of 20: appending in insertion
+# order would find the block first. The block's table passes them itself.
+HIDDEN=
+out=$(in_pol "$PEER_IP4/32" - - - - --no-tmpl --action block --proto udp \
+	--priority 20 2>&1 &&
+      in_pol "$PEER_IP4/32" - - - - --no-tmpl --proto udp \
+	--dport "$P_ORDER" --priority 10 2>&1)
+rc=$?
+wait_for 10 in_pols 2
+order_round
+if [ "$rc" = 0 ] && in_pols 2 && [ "$GOT" = "$N" ] && [ "$BACK" = 0 ] &&
+   [ "$BLOCK" = 0 ]; then
+	ktap_ok "backstop order: an inbound allow of priority 10 added after a block of 20 lets clear UDP in" "$WHY"
+else
+	ktap_fail "backstop order: an inbound allow of priority 10 added after a block of 20 lets clear UDP in" \
+		"$WHY; exit $rc: $out"
+fi
+
+# allow_dropped PRIORITY DESC: the allow updated to PRIORITY (a new
+# policy, linked after the older block), the block hidden from the
+# block's table: the backstop must find the block first, and drop.
+allow_dropped()
+{
+	local out rc
+
+	out=$(in_pol "$PEER_IP4/32" - - - - --no-tmpl --proto udp \
+		--dport "$P_ORDER" --priority "$1" --update 2>&1)
+	rc=$?
+	wait_for 10 in_pols 2
+	order_round
+	if [ "$rc" = 0 ] && [ -n "$HIDDEN" ] && [ "$GOT" = 0 ] &&
+	   [ "$BACK" -ge "$N" ] && [ "$BLOCK" -ge "$N" ] && [ "$TMPL" = 0 ]; then
+		ktap_ok "$2" "$WHY"
+	else
+		ktap_fail "$2" \
+			"$WHY; exit $rc: $out; $(sim_read ipsec/table | tr '\n' ';')"
+	fi
+}
+
+# The allow updated to priority 30, then to the block's 20: the block
+# comes first by its priority, then by its age. Newest first would take
+# the allow both times.
+HIDDEN=$(pol_handle 20 1)
+sim_write ipsec/hide "${HIDDEN:-0}"
+allow_dropped 30 "backstop order: the allow updated to priority 30, the block's 20 hidden in the block: dropped, XfrmInPolBlock"
+allow_dropped 20 "backstop order: the allow updated to the block's priority 20, the block older: dropped"
+sim_write ipsec/hide 0
+ip xfrm policy flush
+wait_for 10 in_pols 0
+
+# The IPsec policy over P_ORDER at priority 1000 first, then MANY_IN
+# block policies for other sources at 100 and up, each linked ahead of
+# it: the one match is the last of MANY_IN + 1.
+pols=$(mktemp)
+on_exit rm -f "$pols"
+for ((i = 0; i < MANY_IN; i++)); do
+	echo "policy in 10.5.$((i / 250)).$((i % 250 + 1))/32 $HOST_IP4/32" \
+	     "- - - - --no-tmpl --action block --proto udp" \
+	     "--priority $((100 + i)) --offload packet --dev $HOST_IF"
+done >"$pols"
+out=$(in_pol "$PEER_IP4/32" "$PEER_IP4" "$HOST_IP4" 1 transport \
+	--proto udp --dport "$P_ORDER" --priority 1000 2>&1 &&
+      python3 "$XFRM_NL" batch <"$pols" 2>&1)
+rc=$?
+wait_for 10 in_pols $((MANY_IN + 1))
+HIDDEN=$(pol_handle 1000 2)
+sim_write ipsec/hide "${HIDDEN:-0}"
+order_round
+sim_write ipsec/hide 0
+if [ "$rc" = 0 ] && in_pols $((MANY_IN + 1)) && [ -n "$HIDDEN" ] &&
+   [ "$GOT" = 0 ] && [ "$BACK" -ge "$N" ] && [ "$TMPL" -ge "$N" ] &&
+   [ "$BLOCK" = 0 ]; then
+	ktap_ok "backstop order: the one match last of $((MANY_IN + 1)) inbound policies drops clear UDP, XfrmInTmplMismatch" "$WHY"
+else
+	ktap_fail "backstop order: the one match last of $((MANY_IN + 1)) inbound policies drops clear UDP, XfrmInTmplMismatch" \
+		"$WHY; exit $rc: $(head -n 5 <<<"$out")"
+fi
+ipsec_flush
+wait_for 30 in_pols 0
 kernel_log_clean "no kernel warnings"
 ktap_finish
