@@ -38,7 +38,7 @@ KSRC ?= /usr/src/linux-source-$(KSRC_SERIES)
 
 KBUILD_ARGS := -C $(KDIR) M=$(top) CONFIG_OCTEP_IPSEC=m CONFIG_OCTEP_SIM=m
 
-CHECKPATCH_FILES = $(shell cd $(top) && find drivers include -name '*.[ch]' \
+CHECKPATCH_FILES = $(shell cd $(top) && find drivers -name '*.[ch]' \
 			! -name '*.mod.c' 2>/dev/null | sort)
 
 # The project's shell: scripts (by their #! line), CI's entry, selftests.

@@ -11,11 +11,12 @@
 #include <linux/bitops.h>
 #include <linux/hashtable.h>
 #include <linux/mutex.h>
-#include <linux/octep_sdp.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+
+#include "../ethernet/octep_ipsec/octep_sdp.h"
 
 struct osim_dev;
 struct crypto_aead;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * octep_sim: the control mailbox. Two queues of 64-bit words in a register
- * window (include/linux/octep_sdp.h, "Control mailbox"). The host's write
+ * window (octep_sdp.h, "Control mailbox"). The host's write
  * of H2C_PROD is the doorbell: it queues the worker, which takes each
  * request, has the flow table answer it, writes the response into C2H and
  * raises the mailbox interrupt. Faults (debugfs ipsec/): fail or leave

@@ -16,12 +16,13 @@
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/netdevice.h>
-#include <linux/octep_compat.h>
-#include <linux/octep_sdp.h>
 #include <linux/skbuff.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <net/gro_cells.h>
+
+#include "../ethernet/octep_ipsec/octep_compat.h"
+#include "../ethernet/octep_ipsec/octep_sdp.h"
 
 struct page_pool;
 

@@ -2,7 +2,7 @@
 /*
  * octep_sim: the register window.
  *
- * osim_read64()/osim_write64() decode an offset of include/linux/octep_sdp.h
+ * osim_read64()/osim_write64() decode an offset of octep_sdp.h
  * (ring registers at a stride of OCTEP_SDP_RING_OFFSET) and have the block's
  * side effects before they return: a write that disables a ring returns
  * only once the engine no longer touches that ring's memory. The driver
@@ -305,7 +305,7 @@ static bool osim_decode(struct osim_dev *dev, u32 off, struct osim_ring **ring,
 /**
  * osim_read64() - read a register of the block
  * @dev: device
- * @off: byte offset (include/linux/octep_sdp.h)
+ * @off: byte offset (octep_sdp.h)
  *
  * Return: its value; 0 for an offset that names nothing.
  */
@@ -336,7 +336,7 @@ u64 osim_read64(struct osim_dev *dev, u32 off)
 /**
  * osim_write64() - write a register of the block, with its side effects
  * @dev: device
- * @off: byte offset (include/linux/octep_sdp.h)
+ * @off: byte offset (octep_sdp.h)
  * @val: value
  *
  * Any context. An offset that names nothing is counted (bad_regs).

@@ -9,12 +9,13 @@
 #include <linux/atomic.h>
 #include <linux/bitfield.h>
 #include <linux/list.h>
-#include <linux/octep_sdp.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <net/devlink.h>
+
+#include "octep_sdp.h"
 
 struct octep_dev;
 struct octep_iq;

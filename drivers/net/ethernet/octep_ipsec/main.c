@@ -375,7 +375,7 @@ static const struct octep_sdp_ops octep_pci_ops = {
 	.write64 = octep_pci_write64,
 };
 
-/* CN9K SDP PFs, whose register layout include/linux/octep_sdp.h is. */
+/* CN9K SDP PFs, whose register layout octep_sdp.h is. */
 static const struct pci_device_id octep_pci_ids[] = {
 	{ PCI_VDEVICE(CAVIUM, 0xb100), OCTEP_CN9K_NON_RING_VECS }, /* CN98 */
 	{ PCI_VDEVICE(CAVIUM, 0xb200), OCTEP_CN9K_NON_RING_VECS }, /* CN93 */

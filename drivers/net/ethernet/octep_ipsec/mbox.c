@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * octep_ipsec: the control mailbox, host side (include/linux/octep_sdp.h,
+ * octep_ipsec: the control mailbox, host side (octep_sdp.h,
  * "Control mailbox"). A request is written into the H2C queue and H2C_PROD
  * rung; the caller sleeps until the interrupt handler finds the response
  * with the request's id in C2H, or until the timeout. A response that

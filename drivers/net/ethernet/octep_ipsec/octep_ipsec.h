@@ -14,13 +14,14 @@
 #include <linux/if_vlan.h>
 #include <linux/interrupt.h>
 #include <linux/netdevice.h>
-#include <linux/octep_compat.h>
-#include <linux/octep_sdp.h>
 #include <linux/seqlock.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
+
+#include "octep_compat.h"
+#include "octep_sdp.h"
 
 #define OCTEP_DRV_NAME		"octep_ipsec"
 

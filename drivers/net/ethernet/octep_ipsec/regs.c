@@ -2,7 +2,7 @@
 /*
  * octep_ipsec: programming a ring pair's registers.
  *
- * The offsets and bits are include/linux/octep_sdp.h's. Every write goes
+ * The offsets and bits are octep_sdp.h's. Every write goes
  * through the block's write64 op, which has the block's side effects before
  * it returns.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * octep_ipsec: receive side scaling, the block's RSS registers
- * (include/linux/octep_sdp.h, "Receive side scaling").
+ * (octep_sdp.h, "Receive side scaling").
  *
  * The driver keeps the key and the indirection table (ethtool -x/-X, in
  * ethtool.c) and programs the block from them when the datapath comes up,

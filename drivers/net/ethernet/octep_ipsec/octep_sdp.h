@@ -10,8 +10,8 @@
  * octep_regs_cn9k_pf.h). Descriptor extensions marked "ours" are this
  * project's; the .rst says where the model differs from the real block.
  */
-#ifndef _LINUX_OCTEP_SDP_H
-#define _LINUX_OCTEP_SDP_H
+#ifndef _OCTEP_SDP_H
+#define _OCTEP_SDP_H
 
 #include <linux/auxiliary_bus.h>
 #include <linux/bits.h>
@@ -640,4 +640,4 @@ enum octep_sdp_ipsec_cnt {
 	OCTEP_SDP_IPSEC_NCNT,
 };
 
-#endif /* _LINUX_OCTEP_SDP_H */
+#endif /* _OCTEP_SDP_H */

@@ -8,8 +8,8 @@
  * defines OCTEP_HAVE_* for what the tree already has. Inside a 6.12
  * kernel tree nothing is defined and the 6.12 fallbacks below apply.
  */
-#ifndef _LINUX_OCTEP_COMPAT_H
-#define _LINUX_OCTEP_COMPAT_H
+#ifndef _OCTEP_COMPAT_H
+#define _OCTEP_COMPAT_H
 
 #include <linux/hrtimer.h>
 
@@ -25,4 +25,4 @@ hrtimer_setup(struct hrtimer *timer,
 }
 #endif
 
-#endif /* _LINUX_OCTEP_COMPAT_H */
+#endif /* _OCTEP_COMPAT_H */
