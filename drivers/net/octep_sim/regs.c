@@ -302,6 +302,14 @@ static bool osim_decode(struct osim_dev *dev, u32 off, struct osim_ring **ring,
 	return true;
 }
 
+/* PORT_SPEED: the port's full rate, or the lower cap link_mbps sets. */
+static u64 osim_port_mbps(struct osim_dev *dev)
+{
+	u32 mbps = READ_ONCE(dev->link_mbps);
+
+	return mbps && mbps < OCTEP_SDP_PORT_MBPS ? mbps : OCTEP_SDP_PORT_MBPS;
+}
+
 /**
  * osim_read64() - read a register of the block
  * @dev: device
@@ -323,7 +331,7 @@ u64 osim_read64(struct osim_dev *dev, u32 off)
 	if (rss)
 		return READ_ONCE(*rss);
 	if (off == OCTEP_SDP_PORT_SPEED)
-		return READ_ONCE(dev->link_mbps) ?: OCTEP_SDP_PORT_MBPS;
+		return osim_port_mbps(dev);
 	if (!osim_decode(dev, off, &ring, &reg)) {
 		atomic64_inc(&dev->bad_regs);
 		return 0;
@@ -356,12 +364,9 @@ void osim_write64(struct osim_dev *dev, u32 off, u64 val)
 		osim_rss_write(dev, rss, val);
 		return;
 	}
-	if (off == OCTEP_SDP_PORT_SPEED) {
-		/* The cap the wire's token buckets apply (link_mbps, 0: none). */
-		WRITE_ONCE(dev->link_mbps,
-			   val < OCTEP_SDP_PORT_MBPS ? (u32)val : 0);
+	/* Read-only: the cap is the model's own setting (link_mbps). */
+	if (off == OCTEP_SDP_PORT_SPEED)
 		return;
-	}
 	if (!osim_decode(dev, off, &ring, &reg)) {
 		atomic64_inc(&dev->bad_regs);
 		return;

@@ -537,8 +537,9 @@ static int octep_set_rxfh(struct net_device *netdev,
 }
 
 /*
- * The port's rate is the block's PORT_SPEED (sdp->port); there is no
- * autonegotiation between the block and the wire to report.
+ * The port's rate is the block's PORT_SPEED (sdp->port), which the block
+ * sets; there is no autonegotiation between the block and the wire to
+ * report, and nothing for ethtool -s to change.
  */
 static int octep_get_link_ksettings(struct net_device *netdev,
 				    struct ethtool_link_ksettings *ks)
@@ -559,29 +560,6 @@ static int octep_get_link_ksettings(struct net_device *netdev,
 	return 0;
 }
 
-/* ethtool -s speed N: the rate the port carries, 1 to its full rate. */
-static int octep_set_link_ksettings(struct net_device *netdev,
-				    const struct ethtool_link_ksettings *ks)
-{
-	struct octep_dev *oct = octep_from_netdev(netdev);
-	u32 speed = ks->base.speed;
-
-	if (!oct->sdp->port)
-		return -EOPNOTSUPP;
-	if (ks->base.autoneg != AUTONEG_DISABLE ||
-	    ks->base.duplex != DUPLEX_FULL) {
-		netdev_info(netdev, "the port runs full duplex, without autonegotiation\n");
-		return -EINVAL;
-	}
-	if (!speed || speed > OCTEP_SDP_PORT_MBPS) {
-		netdev_info(netdev, "speed %u: the port carries 1 to %u Mbit/s\n",
-			    speed, OCTEP_SDP_PORT_MBPS);
-		return -EINVAL;
-	}
-	octep_wr64(oct, OCTEP_SDP_PORT_SPEED, speed);
-	return 0;
-}
-
 const struct ethtool_ops octep_ethtool_ops = {
 	.supported_coalesce_params = ETHTOOL_COALESCE_RX_USECS |
 				     ETHTOOL_COALESCE_RX_MAX_FRAMES |
@@ -590,7 +568,6 @@ const struct ethtool_ops octep_ethtool_ops = {
 	.get_drvinfo		= octep_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
 	.get_link_ksettings	= octep_get_link_ksettings,
-	.set_link_ksettings	= octep_set_link_ksettings,
 	.get_sset_count		= octep_get_sset_count,
 	.get_strings		= octep_get_strings,
 	.get_ethtool_stats	= octep_get_ethtool_stats,

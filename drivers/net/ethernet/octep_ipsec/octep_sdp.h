@@ -118,8 +118,7 @@
 /*
  * The port (ours, like RSS): PORT_SPEED reads the rate the port carries
  * towards the wire, in Mbit/s: its full rate, OCTEP_SDP_PORT_MBPS, or the
- * lower rate it was set to. Writing 1 to OCTEP_SDP_PORT_MBPS - 1 sets that
- * rate (both directions); 0 or the full rate restores the full rate.
+ * lower rate the block's side set. Read-only: a write is ignored.
  */
 #define OCTEP_SDP_PORT_SPEED		0x600000
 #define OCTEP_SDP_PORT_MBPS		10000
