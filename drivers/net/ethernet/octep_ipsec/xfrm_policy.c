@@ -329,7 +329,9 @@ void octep_ipsec_policy_free(struct xfrm_policy *xp)
  * not offloaded, and the core lets go of a flushed state's device at once
  * (xfrm_dev_state_flush() calls xfrm_dev_state_free()).
  *
- * This does for the killed policies what the core does for the flushed
+ * A workaround for the core, which patches/0001 fixes in
+ * xfrm_dev_policy_flush(): with it applied this finds nothing to free.
+ * It does for the killed policies what the core does for the flushed
  * states: their device part is freed now (xfrm_dev_policy_free(), which
  * calls octep_ipsec_policy_free() and puts the core's netdev reference),
  * under a reference of ours: without it the policy could be destroyed
