@@ -7,7 +7,7 @@
 # through a quiesce, reads back, and the streams complete. Bad values are
 # refused with an error and change nothing. -G and -L reallocate the
 # rings: packets the block had counted in the old rings are dropped and
-# counted (rx_drops), TCP recovers.
+# counted (rx_dropped), TCP recovers.
 
 source "$(dirname "$0")/lib.sh"
 require_cmd ip iperf3 ethtool python3 ping
@@ -133,7 +133,7 @@ rate=$(iperf_rate <"$TMPD/iperf.json")
 dq=$(($(stat "$HOST_IF" quiesce_cycles) - q0))
 [ "$dq" -eq 6 ] && ktap_ok "each change went through one quiesce" "quiesce_cycles +$dq" ||
 	ktap_fail "each change went through one quiesce" "quiesce_cycles +$dq, expected 6"
-ktap_diag "rx_drops $(stat "$HOST_IF" rx_drops), tx_drops $(stat "$HOST_IF" tx_drops), rxwd_stalls $(stat "$HOST_IF" rxwd_stalls)"
+ktap_diag "rx_dropped $(dev_stat "$HOST_IF" rx_dropped), tx_dropped $(dev_stat "$HOST_IF" tx_dropped), rxwd_stalls $(stat "$HOST_IF" rxwd_stalls)"
 check "ping still answers" ping -c 2 -W 5 "$PEER_IP4"
 
 ktap_finish

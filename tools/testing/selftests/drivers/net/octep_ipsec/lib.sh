@@ -494,6 +494,50 @@ stat()
 		END { exit !found }'
 }
 
+# dev_stat IF NAME: print IF's standard counter NAME, as `ip -s link`
+# shows it (/sys/class/net/IF/statistics: rx_packets, rx_dropped,
+# tx_dropped, rx_errors, ...); 1 if there is none. ethtool -S has no copy
+# of these.
+dev_stat()
+{
+	cat "/sys/class/net/$1/statistics/$2" 2>/dev/null
+}
+
+# irq_count IF [RING]: print the interrupts /proc/interrupts counts, over
+# every CPU, on the vector of IF's ring pair RING (named IF-rxtx-RING at
+# open: while IF is up, under the name it was opened with), or on all of
+# IF's ring vectors when RING is empty; 1 if there is none.
+irq_count()
+{
+	awk -v pat="^$1-rxtx-${2:-[0-9]+}\$" '
+		NR == 1 { ncpu = NF; next }
+		$NF ~ pat {
+			for (i = 2; i <= ncpu + 1; i++)
+				s += $i
+			found = 1
+		}
+		END { if (found) print s; exit !found }' /proc/interrupts
+}
+
+# qstat IF NAME: print IF's queue statistics device total NAME (the netdev
+# family's qstats-get without a scope: the rings in use plus the base;
+# rx-alloc-fail, rx-csum-bad, tx-stop, tx-wake, tx-needs-csum,
+# tx-hw-gso-packets, ...); 1 if there is none. Needs ynl_find or
+# ynl_require first.
+qstat()
+{
+	local ifindex
+
+	ifindex=$(cat "/sys/class/net/$1/ifindex") || return 1
+	ynl_dump qstats-get "{\"ifindex\": $ifindex}" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+v = d[0].get(sys.argv[1]) if d else None
+if v is None:
+    sys.exit(1)
+print(v)' "$2"
+}
+
 # sim_read FILE: print the model debugfs value FILE (relative to SIM_DBG).
 sim_read()
 {
@@ -549,18 +593,24 @@ lib_drained()
 	[ "$(sim_read "ring$1/out_count")" = 0 ]
 }
 
-# ynl_require: sets YNL (the kernel's YNL client in linux-source) and
-# YNL_SPEC (the netdev family's spec), or skips the whole test.
-ynl_require()
+# ynl_find: sets YNL (the kernel's YNL client in linux-source) and
+# YNL_SPEC (the netdev family's spec); 1 if they or python3-yaml are
+# missing. For a test that reads qstats for its diagnostics only.
+ynl_find()
 {
 	local ksrc=${KSRC:-/usr/src/linux-source-6.12}
 
 	YNL=$ksrc/tools/net/ynl/cli.py
 	YNL_SPEC=$ksrc/Documentation/netlink/specs/netdev.yaml
-	if [ ! -f "$YNL" ] || [ ! -f "$YNL_SPEC" ] ||
-	   ! python3 -c 'import yaml' 2>/dev/null; then
+	[ -f "$YNL" ] && [ -f "$YNL_SPEC" ] &&
+		python3 -c 'import yaml' 2>/dev/null
+}
+
+# ynl_require: ynl_find, or skip the whole test.
+ynl_require()
+{
+	ynl_find ||
 		ktap_skip_all "no YNL client: $YNL, $YNL_SPEC and python3-yaml are needed"
-	fi
 }
 
 # ynl_dump OP JSON: the netdev family's dump OP with the request JSON, as
@@ -610,10 +660,11 @@ streams_flowing()
 	local end=$((SECONDS + $1)) a b
 
 	while :; do
-		a=$(stat "$HOST_IF" tx_packets) b=$(stat "$HOST_IF" rx_packets)
+		a=$(dev_stat "$HOST_IF" tx_packets)
+		b=$(dev_stat "$HOST_IF" rx_packets)
 		sleep 3
-		a=$(($(stat "$HOST_IF" tx_packets) - a))
-		b=$(($(stat "$HOST_IF" rx_packets) - b))
+		a=$(($(dev_stat "$HOST_IF" tx_packets) - a))
+		b=$(($(dev_stat "$HOST_IF" rx_packets) - b))
 		if streams_alive && [ "$a" -gt 10 ] && [ "$b" -gt 10 ]; then
 			echo "tx +$a rx +$b"
 			return 0

@@ -11,7 +11,7 @@
 # the quiesce had to wait for a visit and the longest wait.
 #
 # Asserted: the streams complete; one quiesce per change; nothing the block
-# counted is dropped (rx_drops 0: the rings stay in place and the resume
+# counted is dropped (rx_dropped 0: the rings stay in place and the resume
 # pays every ring a visit); frames keep coming during the loop; and the
 # watchdog found a ring left on fewer than a quarter of its ticks. A resume
 # that failed to visit a ring would leave it for the watchdog at every
@@ -48,8 +48,8 @@ loop()
 	wait_for 10 sh -c "ss -ltn | grep -q ':5201 '"
 	c0=$(stat "$HOST_IF" quiesce_cycles)
 	w0=$(stat "$HOST_IF" quiesce_waits)
-	p0=$(stat "$HOST_IF" rx_packets)
-	d0=$(stat "$HOST_IF" rx_drops)
+	p0=$(dev_stat "$HOST_IF" rx_packets)
+	d0=$(dev_stat "$HOST_IF" rx_dropped)
 	s0=$(stat "$HOST_IF" rxwd_stalls)
 	t0=$(stat "$HOST_IF" rxwd_ticks)
 	in_peer timeout $((LOOP_SECS + 40)) iperf3 -c "$HOST_IP4" -P "$n" \
@@ -66,8 +66,8 @@ loop()
 	rate=$(iperf_rate <"$TMPD/iperf.json")
 	local dc=$(($(stat "$HOST_IF" quiesce_cycles) - c0))
 	local dw=$(($(stat "$HOST_IF" quiesce_waits) - w0))
-	local dp=$(($(stat "$HOST_IF" rx_packets) - p0))
-	local dd=$(($(stat "$HOST_IF" rx_drops) - d0))
+	local dp=$(($(dev_stat "$HOST_IF" rx_packets) - p0))
+	local dd=$(($(dev_stat "$HOST_IF" rx_dropped) - d0))
 	local ds=$(($(stat "$HOST_IF" rxwd_stalls) - s0))
 	local dt=$(($(stat "$HOST_IF" rxwd_ticks) - t0))
 	local longest
@@ -84,7 +84,7 @@ loop()
 		ktap_fail "$desc: rings left on few ticks" "rxwd_stalls +$ds of $dt ticks"
 	[ "$dd" -eq 0 ] && [ "$dp" -gt 0 ] &&
 		ktap_ok "$desc: frames received, none dropped" "rx_packets +$dp" ||
-		ktap_fail "$desc: frames received, none dropped" "rx_packets +$dp rx_drops +$dd"
+		ktap_fail "$desc: frames received, none dropped" "rx_packets +$dp rx_dropped +$dd"
 }
 
 TMPD=$(mktemp -d)

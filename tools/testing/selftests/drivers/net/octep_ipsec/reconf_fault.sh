@@ -20,11 +20,12 @@
 # pair's output ring was prepared frees it (kmemleak, after the test, in the
 # debug tier); a loop of changes with allocations failing at random ends on
 # a working device, every change either applied or refused whole; refill
-# failures are counted (alloc_fail) and the rings fill again once they
+# failures are counted (qstats' rx-alloc-fail) and the rings fill again once they
 # stop. Prints the loop's counts.
 
 source "$(dirname "$0")/lib.sh"
 require_cmd ip iperf3 ethtool python3
+ynl_require
 
 FF=/sys/kernel/debug/octep_ipsec
 : "${FAULT_SECS:=10}"
@@ -169,16 +170,16 @@ else
 fi
 
 # Refill: half the page pool's allocations fail for 3 s under the streams.
-a0=$(stat "$HOST_IF" rx_alloc_fail)
-r0=$(stat "$HOST_IF" rx_packets)
+a0=$(qstat "$HOST_IF" rx-alloc-fail)
+r0=$(dev_stat "$HOST_IF" rx_packets)
 FF_PROB=50 FF_TIMES=-1 ff_set refill
 sleep 3
 ff_off refill
-a1=$(stat "$HOST_IF" rx_alloc_fail)
-if [ $((a1 - a0)) -gt 0 ]; then
-	ktap_ok "refill failures counted" "rx_alloc_fail +$((a1 - a0))"
+a1=$(qstat "$HOST_IF" rx-alloc-fail)
+if [ -n "$a0" ] && [ -n "$a1" ] && [ $((a1 - a0)) -gt 0 ]; then
+	ktap_ok "refill failures counted" "rx-alloc-fail +$((a1 - a0))"
 else
-	ktap_fail "refill failures counted" "rx_alloc_fail $a0 -> $a1, rx_packets $r0 -> $(stat "$HOST_IF" rx_packets)"
+	ktap_fail "refill failures counted" "rx-alloc-fail ${a0:-?} -> ${a1:-?}, rx_packets $r0 -> $(dev_stat "$HOST_IF" rx_packets)"
 fi
 check "the rings fill again: pings after" pings
 

@@ -63,7 +63,7 @@ fi
 wait "$up" "$down"
 tx1=$(stat "$HOST_IF" ipsec_tx_packets)
 rx1=$(stat "$HOST_IF" ipsec_rx_packets)
-ktap_diag "$((nch + nrp)) cycles (-L $nch, -G $nrp); during them: up $(iperf_rate <"$TMPD/up.json") Mbit/s, down $(iperf_rate <"$TMPD/down.json") Mbit/s; block ESP tx $((tx1 - tx0)) rx $((rx1 - rx0)) packets; tx_drops $(stat "$HOST_IF" tx_drops) rx_drops $(stat "$HOST_IF" rx_drops)"
+ktap_diag "$((nch + nrp)) cycles (-L $nch, -G $nrp); during them: up $(iperf_rate <"$TMPD/up.json") Mbit/s, down $(iperf_rate <"$TMPD/down.json") Mbit/s; block ESP tx $((tx1 - tx0)) rx $((rx1 - rx0)) packets; tx_dropped $(dev_stat "$HOST_IF" tx_dropped) rx_dropped $(dev_stat "$HOST_IF" rx_dropped)"
 [ $((tx1 - tx0)) -gt 0 ] && [ $((rx1 - rx0)) -gt 0 ] &&
 	ktap_ok "the block encrypted and decrypted during the loop" ||
 	ktap_fail "the block encrypted and decrypted during the loop" \

@@ -64,8 +64,8 @@ teardown()
 # taken: packets the host has taken from the ring (to the stack or dropped)
 taken()
 {
-	echo $(($(stat "$HOST_IF" rx_packets) + $(stat "$HOST_IF" rx_drops) +
-		$(stat "$HOST_IF" rx_resync)))
+	echo $(($(dev_stat "$HOST_IF" rx_packets) +
+		$(dev_stat "$HOST_IF" rx_dropped) + $(stat "$HOST_IF" rx_resync)))
 }
 
 ring_empty()
@@ -87,7 +87,7 @@ trigger()
 
 diag()
 {
-	ktap_diag "$1: model out_pkts $(sim_read ring0/out_pkts) out_count $(sim_read ring0/out_count) arrived_on_enable $(sim_read ring0/arrived_on_enable) irq_masked_dropped $(sim_read ring0/irq_masked_dropped) irq_latched $(sim_read ring0/irq_latched); driver taken $(taken), interrupts $(stat "$HOST_IF" interrupts), oq_rearm_resched $(stat "$HOST_IF" oq_rearm_resched), rxwd_rescues $(stat "$HOST_IF" rxwd_rescues)"
+	ktap_diag "$1: model out_pkts $(sim_read ring0/out_pkts) out_count $(sim_read ring0/out_count) arrived_on_enable $(sim_read ring0/arrived_on_enable) irq_masked_dropped $(sim_read ring0/irq_masked_dropped) irq_latched $(sim_read ring0/irq_latched); driver taken $(taken), interrupts $(irq_count "$HOST_IF"), oq_rearm_resched $(stat "$HOST_IF" oq_rearm_resched), rxwd_rescues $(stat "$HOST_IF" rxwd_rescues)"
 }
 
 # ---------------------------------------------------------------- control

@@ -50,8 +50,8 @@ sum_rings()
 
 taken()
 {
-	echo $(($(stat "$HOST_IF" rx_packets) + $(stat "$HOST_IF" rx_drops) +
-		$(stat "$HOST_IF" rx_resync)))
+	echo $(($(dev_stat "$HOST_IF" rx_packets) +
+		$(dev_stat "$HOST_IF" rx_dropped) + $(stat "$HOST_IF" rx_resync)))
 }
 
 drained()
@@ -101,7 +101,7 @@ combo()
 	left=0
 	wait_for 5 drained || left=1
 	stalls=$(stat "$HOST_IF" rxwd_stalls)
-	ktap_diag "$name: $rate Mbit/s, rxwd_stalls $stalls, rxwd_rescues $(stat "$HOST_IF" rxwd_rescues), rxwd_early $(stat "$HOST_IF" rxwd_early), oq_rearm_resched $(stat "$HOST_IF" oq_rearm_resched), oq_declined $(stat "$HOST_IF" oq_declined), oq_handed $(stat "$HOST_IF" oq_handed), interrupts $(stat "$HOST_IF" interrupts), visits $(stat "$HOST_IF" visits), resend $(stat "$HOST_IF" resend), block arrived_on_enable $(sum_rings arrived_on_enable) irq_masked_dropped $(sum_rings irq_masked_dropped) irq_latched $(sum_rings irq_latched) irq_resend $(sum_rings irq_resend)"
+	ktap_diag "$name: $rate Mbit/s, rxwd_stalls $stalls, rxwd_rescues $(stat "$HOST_IF" rxwd_rescues), rxwd_early $(stat "$HOST_IF" rxwd_early), oq_rearm_resched $(stat "$HOST_IF" oq_rearm_resched), oq_declined $(stat "$HOST_IF" oq_declined), oq_handed $(stat "$HOST_IF" oq_handed), interrupts $(irq_count "$HOST_IF"), visits $(stat "$HOST_IF" visits), resend $(stat "$HOST_IF" resend), block arrived_on_enable $(sum_rings arrived_on_enable) irq_masked_dropped $(sum_rings irq_masked_dropped) irq_latched $(sum_rings irq_latched) irq_resend $(sum_rings irq_resend)"
 	if [ "$masked" = drop ]; then
 		win=$(sum_rings irq_masked_dropped)
 	else

@@ -50,7 +50,7 @@ rate=$(stream)
 	ktap_fail "resend=1: the stream completes" "${rate:-no} Mbit/s"
 sleep 0.5
 read -r drv blk <<<"$(counts)"
-ktap_diag "driver resend $drv, block RESEND writes $blk, rxwd_stalls $(stat "$HOST_IF" rxwd_stalls), interrupts $(stat "$HOST_IF" interrupts)"
+ktap_diag "driver resend $drv, block RESEND writes $blk, rxwd_stalls $(stat "$HOST_IF" rxwd_stalls), interrupts $(irq_count "$HOST_IF")"
 [ "$drv" -gt 0 ] && ktap_ok "resend counted" "resend $drv" ||
 	ktap_fail "resend counted" "resend $drv"
 [ "$drv" -eq "$blk" ] && ktap_ok "the block saw every RESEND counted" "block $blk" ||

@@ -83,18 +83,18 @@ rcvbuf_errors()
 }
 
 # counted_burst SIZE: burst SIZE; sets GOT (held), and what moved meanwhile:
-# COPIED (rx_copybreak), RCVERR (UdpRcvbufErrors), DROPS (rx_drops).
+# COPIED (rx_copybreak), RCVERR (UdpRcvbufErrors), DROPS (rx_dropped).
 counted_burst()
 {
 	local c0 e0 d0
 
 	c0=$(stat "$HOST_IF" rx_copybreak)
 	e0=$(rcvbuf_errors)
-	d0=$(stat "$HOST_IF" rx_drops)
+	d0=$(dev_stat "$HOST_IF" rx_dropped)
 	GOT=$(burst "$1")
 	COPIED=$(($(stat "$HOST_IF" rx_copybreak) - c0))
 	RCVERR=$(($(rcvbuf_errors) - e0))
-	DROPS=$(($(stat "$HOST_IF" rx_drops) - d0))
+	DROPS=$(($(dev_stat "$HOST_IF" rx_dropped) - d0))
 }
 
 ktap_diag "net.core.rmem_default $(sysctl -n net.core.rmem_default)"
@@ -121,13 +121,13 @@ else
 fi
 
 counted_burst 1000
-ktap_diag "1000-byte datagrams: $GOT of $N held, rx_copybreak +$COPIED, UdpRcvbufErrors +$RCVERR, rx_drops +$DROPS"
+ktap_diag "1000-byte datagrams: $GOT of $N held, rx_copybreak +$COPIED, UdpRcvbufErrors +$RCVERR, rx_dropped +$DROPS"
 if [ "$((GOT + RCVERR + DROPS))" -ge "$N" ] && [ "$COPIED" -lt "$N" ]; then
 	ktap_ok "1000-byte datagrams keep their page; each one not held is counted" \
 		"$GOT held, $RCVERR RcvbufErrors"
 else
 	ktap_fail "1000-byte datagrams keep their page; each one not held is counted" \
-		"$GOT held + $RCVERR RcvbufErrors + $DROPS rx_drops < $N, or rx_copybreak +$COPIED"
+		"$GOT held + $RCVERR RcvbufErrors + $DROPS rx_dropped < $N, or rx_copybreak +$COPIED"
 fi
 
 # Refused as out of range (EINVAL), not as a tunable the driver lacks.
@@ -156,7 +156,7 @@ if [ "$COPIED" = 0 ] && [ "$((GOT + RCVERR + DROPS))" -ge "$N" ]; then
 	ktap_ok "at rx-copybreak 0 nothing is copied" "$GOT of $N held, $RCVERR RcvbufErrors"
 else
 	ktap_fail "at rx-copybreak 0 nothing is copied" \
-		"rx_copybreak +$COPIED; $GOT held + $RCVERR RcvbufErrors + $DROPS rx_drops of $N"
+		"rx_copybreak +$COPIED; $GOT held + $RCVERR RcvbufErrors + $DROPS rx_dropped of $N"
 fi
 ethtool --set-tunable "$HOST_IF" rx-copybreak 512	# the default
 

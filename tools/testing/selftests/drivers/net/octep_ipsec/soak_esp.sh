@@ -10,7 +10,7 @@
 #
 # Asserted: every frame the model put on the host's ring is accounted for
 # by the block's verdict counters (ipsec_rx_malformed, _bad_icv, _replay,
-# _no_entry) or a counted drop (the driver's rx_drops, the model's
+# _no_entry) or a counted drop (the driver's rx_dropped, the model's
 # wire_drops); good traffic flows during and after; no
 # splat, no leak (the debug tier's kmemleak scan). Prints the counts.
 
@@ -61,7 +61,7 @@ pinger=$!
 on_exit "kill $pinger 2>/dev/null"
 
 v0=$(verdicts)
-d0=$(stat "$HOST_IF" rx_drops)
+d0=$(dev_stat "$HOST_IF" rx_dropped)
 w0=$(sim_read wire_drops)
 p0=$(ring_pkts)
 t0=$SECONDS
@@ -96,15 +96,15 @@ while [ "$(verdicts)" != "$prev" ]; do
 done
 kill "$pinger" 2>/dev/null
 v=$(( $(verdicts) - v0 ))
-d=$(( $(stat "$HOST_IF" rx_drops) - d0 ))
+d=$(( $(dev_stat "$HOST_IF" rx_dropped) - d0 ))
 w=$(( $(sim_read wire_drops) - w0 ))
 p=$(( $(ring_pkts) - p0 ))
-ktap_diag "$sent malformed frames sent in $((SECONDS - t0)) s; on the host's rings $p frames (with the pings); verdicts +$v, rx_drops +$d, wire_drops +$w"
+ktap_diag "$sent malformed frames sent in $((SECONDS - t0)) s; on the host's rings $p frames (with the pings); verdicts +$v, rx_dropped +$d, wire_drops +$w"
 if [ "${sent:-0}" -eq "$ESP_FRAMES" ] && [ $((v + d + w)) -ge "$sent" ]; then
 	ktap_ok "$ESP_FRAMES malformed ESP frames: each counted" "$v verdicts, $d rx drops, $w wire drops"
 else
 	ktap_fail "$ESP_FRAMES malformed ESP frames: each counted" \
-		"sent ${sent:-0}, verdicts +$v, rx_drops +$d, wire_drops +$w"
+		"sent ${sent:-0}, verdicts +$v, rx_dropped +$d, wire_drops +$w"
 fi
 # No more verdicts than frames: the pings' good ESP is not among them.
 if [ "$v" -le "$sent" ]; then

@@ -127,7 +127,7 @@ else
 	ktap_fail "both streams lived through it" "in 3 s: $out"
 fi
 streams_stop
-ktap_diag "tx_timeouts $(stat "$HOST_IF" tx_timeouts), rx_stall_reports $(stat "$HOST_IF" rx_stall_reports), rx_drops $(stat "$HOST_IF" rx_drops), tx_drops $(stat "$HOST_IF" tx_drops)"
+ktap_diag "tx_timeouts $(stat "$HOST_IF" tx_timeouts), rx_stall_reports $(stat "$HOST_IF" rx_stall_reports), rx_dropped $(dev_stat "$HOST_IF" rx_dropped), tx_dropped $(dev_stat "$HOST_IF" tx_dropped)"
 check "ping after" ping -q -c 3 -W 2 "$PEER_IP4"
 kernel_log_clean "no kernel warnings"
 ktap_finish

@@ -15,7 +15,7 @@
 #
 # Asserted, per kind: some were injected; the driver never counted more
 # than the block injected; a bad buffer it did not count was one freed
-# unread at a reset or reconfiguration (injected - caught <= rx_drops
+# unread at a reset or reconfiguration (injected - caught <= rx_dropped
 # gained); every stray mailbox response was counted. Then, the faults
 # off: both streams flow, the peer answers pings over an offloaded pair;
 # no splat, and on the debug kernel no leak. Prints the counts.
@@ -77,7 +77,7 @@ declare -A I0 D0
 for k in $KINDS; do
 	I0[$k]=$(injected "$k") D0[$k]=$(stat "$HOST_IF" "${STAT[$k]}")
 done
-drops0=$(stat "$HOST_IF" rx_drops)
+drops0=$(dev_stat "$HOST_IF" rx_dropped)
 streams_start
 t0=$SECONDS rounds=0 noffl=0
 # all_seen: every kind injected at least once.
@@ -123,7 +123,7 @@ done
 hostile 0 0
 ethtool -L "$HOST_IF" combined 2 2>/dev/null
 secs=$((SECONDS - t0))
-drops=$(($(stat "$HOST_IF" rx_drops) - drops0))
+drops=$(($(dev_stat "$HOST_IF" rx_dropped) - drops0))
 
 summary="" bad=""
 for k in $KINDS; do
@@ -142,10 +142,10 @@ for k in $KINDS; do
 		ktap_ok "$k: injected, and caught as it may be" "${STAT[$k]} +$d, injected $i"
 	else
 		ktap_fail "$k: injected, and caught as it may be" \
-			"${STAT[$k]} +$d, injected $i, rx_drops +$drops"
+			"${STAT[$k]} +$d, injected $i, rx_dropped +$drops"
 	fi
 done
-ktap_diag "$rounds rounds in $secs s, caught/injected:$summary; rx_drops +$drops; ring_resets $(stat "$HOST_IF" ring_resets)"
+ktap_diag "$rounds rounds in $secs s, caught/injected:$summary; rx_dropped +$drops; ring_resets $(stat "$HOST_IF" ring_resets)"
 if [ "$noffl" = 0 ]; then
 	ktap_ok "every round's pair offloaded" "$rounds rounds"
 else

@@ -5,8 +5,9 @@
 # TCP upload host -> peer (a deterministic pseudo-random stream, checked
 # byte for byte at the receiver), IPv4 and IPv6, at MTU 1500 and at a small
 # MTU set on both ends (576 IPv4, 1280 IPv6): the bytes arrive intact; the
-# driver sent TSO frames with gather lists (tx_tso, tx_tso_segs,
-# tx_gather moved, the per-ring counts add up to the totals); the model
+# driver sent TSO frames with gather lists (qstats' tx-hw-gso-packets and
+# -wire-packets, and tx_gather moved, the per-ring counts add up to the
+# device's totals); the model
 # took as many TSO instructions, made as many segments and gather
 # instructions as the driver counted, and dropped nothing; and at the peer
 # (GRO off, so a capture sees frames as the wire delivered them) every
@@ -23,7 +24,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
 require_cmd ip ethtool devlink python3 tcpdump
-# Per ring, the TSO counts are queue statistics (qstats), read with YNL.
+# The TSO counts are queue statistics (qstats) only, read with YNL.
 ynl_require
 
 # Plain uploads: 4 MB, ~2,900 wire segments at MTU 1500 and ~8,000 at 576
@@ -102,9 +103,11 @@ upload()
 	return "$rc"
 }
 
-# snap ARRAY: the driver's TX offload counters (totals, and per-ring sums
-# as ring_*: ethtool -S's, and qstats' hw-gso packets and wire packets of
-# every queue) and the model's (sums over its rings) into ARRAY.
+# snap ARRAY: the driver's TX offload counters (totals: ethtool -S's
+# tx_gather, tx_linearize, and qstats' device hw-gso packets and wire
+# packets as dev_tso, dev_tso_segs; per-ring sums as ring_*: ethtool -S's,
+# and qstats' of every queue) and the model's (sums over its rings) into
+# ARRAY.
 snap()
 {
 	local -n _s=$1
@@ -115,7 +118,7 @@ snap()
 		_s["$k"]=$v
 	done < <(ethtool -S "$HOST_IF" | awk '
 		{ k = $1; sub(/:$/, "", k) }
-		k ~ /^tx_(tso|tso_segs|gather|linearize)$/ { print k, $2 }
+		k ~ /^tx_(gather|linearize)$/ { print k, $2 }
 		k ~ /^tx[0-9]+_(gather|linearize)$/ {
 			sub(/^tx[0-9]+_/, "ring_", k); r[k] += $2
 		}
@@ -130,6 +133,8 @@ q = [x for x in json.load(sys.stdin) if x.get("queue-type") == "tx"]
 if q:
     print("ring_tso", sum(x.get("tx-hw-gso-packets", 0) for x in q))
     print("ring_tso_segs", sum(x.get("tx-hw-gso-wire-packets", 0) for x in q))')
+	v=$(qstat "$HOST_IF" tx-hw-gso-packets) && _s["dev_tso"]=$v
+	v=$(qstat "$HOST_IF" tx-hw-gso-wire-packets) && _s["dev_tso_segs"]=$v
 	for f in in_tso in_tso_segs in_gather in_drop_bad in_drop_link; do
 		v=$(cat "$SIM_DBG"/ring*/"$f" 2>/dev/null |
 		    awk '{ s += $1; n++ } END { if (n) print s }')
@@ -156,7 +161,7 @@ deltas()
 {
 	local k out=""
 
-	for k in tx_tso tx_tso_segs tx_gather tx_linearize ring_tso \
+	for k in dev_tso dev_tso_segs tx_gather tx_linearize ring_tso \
 		 ring_tso_segs ring_gather sim_in_tso sim_in_tso_segs \
 		 sim_in_gather sim_in_drop_bad sim_in_drop_link wire_drops; do
 		out+="$k +$(d "$k") "
@@ -184,7 +189,7 @@ tso_counted()
 {
 	local tso segs gather
 
-	tso=$(d tx_tso) segs=$(d tx_tso_segs) gather=$(d tx_gather)
+	tso=$(d dev_tso) segs=$(d dev_tso_segs) gather=$(d tx_gather)
 	is "$tso" -gt 0 && is "$segs" -gt "$tso" && is "$gather" -gt 0 &&
 	is "$(d ring_tso)" -eq "$tso" && is "$(d ring_tso_segs)" -eq "$segs" &&
 	is "$(d ring_gather)" -eq "$gather" &&
@@ -369,9 +374,10 @@ off_run()
 }
 
 on_exit "ethtool -K $HOST_IF sg on tso on"
-off_run tso tcp-segmentation-offload tx_tso tx_tso_segs sim_in_tso sim_in_tso_segs
+off_run tso tcp-segmentation-offload dev_tso dev_tso_segs sim_in_tso \
+	sim_in_tso_segs
 # sg off takes TSO with it (no TSO without SG).
-off_run sg scatter-gather tx_gather tx_tso sim_in_gather sim_in_tso
+off_run sg scatter-gather tx_gather dev_tso sim_in_gather sim_in_tso
 ethtool -K "$HOST_IF" sg on tso on >/dev/null
 if feature_is scatter-gather on && feature_is tcp-segmentation-offload on; then
 	ktap_ok "sg and tso on again"
@@ -399,7 +405,7 @@ fi
 snap S1
 pk=$(peer_sa_packets "$IPSEC_SPI_OUT")
 why="peer's state $IPSEC_SPI_OUT decrypted ${pk:-?} packets; $(deltas)"
-segs=$(d tx_tso_segs)
+segs=$(d dev_tso_segs)
 if tso_counted && is "$pk" -ge "$segs"; then
 	ktap_ok "packet offload: TSO frames, each segment encapsulated" "$why"
 else
