@@ -12,43 +12,102 @@
 
 #include "octep_ipsec.h"
 
-/* Per output ring, as rx<N>_<name>; totals use octep_rx_total_names. */
-static const char * const octep_rx_names[] = {
-	"packets", "bytes", "drops", "alloc_fail", "csum_bad",
-	"interrupts", "visits", "passes", "passes_max",
-	"oq_declined", "oq_handed", "oq_bound", "oq_unseen", "rx_resync",
-	"rxwd_rescues", "rxwd_stalls", "tick_requests", "resend",
-	"rxwd_early", "oq_rearm_resched", "oq_deferred", "oq_busy",
-	"copybreak", "rxwd_skipped",
+/* The values octep_rx_vals() reads from an output ring. */
+enum octep_rx_stat {
+	OCTEP_RXS_PACKETS,
+	OCTEP_RXS_BYTES,
+	OCTEP_RXS_DROPS,
+	OCTEP_RXS_ALLOC_FAIL,
+	OCTEP_RXS_CSUM_BAD,
+	OCTEP_RXS_INTERRUPTS,
+	OCTEP_RXS_VISITS,
+	OCTEP_RXS_PASSES,
+	OCTEP_RXS_PASSES_MAX,
+	OCTEP_RXS_OQ_DECLINED,
+	OCTEP_RXS_OQ_HANDED,
+	OCTEP_RXS_OQ_BOUND,
+	OCTEP_RXS_OQ_UNSEEN,
+	OCTEP_RXS_RESYNC,
+	OCTEP_RXS_RXWD_RESCUES,
+	OCTEP_RXS_RXWD_STALLS,
+	OCTEP_RXS_TICK_REQUESTS,
+	OCTEP_RXS_RESEND,
+	OCTEP_RXS_RXWD_EARLY,
+	OCTEP_RXS_REARM_RESCHED,
+	OCTEP_RXS_OQ_DEFERRED,
+	OCTEP_RXS_OQ_BUSY,
+	OCTEP_RXS_COPYBREAK,
+	OCTEP_RXS_RXWD_SKIPPED,
+	OCTEP_N_RX
 };
 
-static const char * const octep_rx_total_names[] = {
-	"rx_packets", "rx_bytes", "rx_drops", "rx_alloc_fail", "rx_csum_bad",
-	"interrupts", "visits", "passes", "passes_max",
-	"oq_declined", "oq_handed", "oq_bound", "oq_unseen", "rx_resync",
-	"rxwd_rescues", "rxwd_stalls", "tick_requests", "resend",
-	"rxwd_early", "oq_rearm_resched", "oq_deferred", "oq_busy",
-	"rx_copybreak", "rxwd_skipped",
+/* The values octep_tx_vals() reads from an input ring. */
+enum octep_tx_stat {
+	OCTEP_TXS_PACKETS,
+	OCTEP_TXS_BYTES,
+	OCTEP_TXS_DROPS,
+	OCTEP_TXS_COMPLETIONS,
+	OCTEP_TXS_STOPS,
+	OCTEP_TXS_WAKES,
+	OCTEP_TXS_DOORBELLS,
+	OCTEP_TXS_CSUM_OFFLOAD,
+	OCTEP_TXS_TSO,
+	OCTEP_TXS_TSO_SEGS,
+	OCTEP_TXS_GATHER,
+	OCTEP_TXS_LINEARIZE,
+	OCTEP_TXS_EXCESS,
+	OCTEP_N_TX
 };
 
-#define OCTEP_RX_PASSES_MAX	8	/* index of passes_max: a max, not a sum */
-
-/*
- * The per-ring counters qstats carry (octep_stat_ops): packets, bytes,
- * alloc_fail, csum_bad; ethtool -S gives only their totals.
+/**
+ * struct octep_stat_name - how ethtool -S shows a ring counter
+ * @ring: per ring, as rx<N>_@ring or tx<N>_@ring; NULL: not per ring
+ * @total: the sum over the rings; NULL: no total
+ *
+ * ethtool -S holds only what no standard interface reports. Packets and
+ * bytes are ip -s link's (ndo_get_stats64) and, per queue, qstats' (as are
+ * alloc_fail, csum_bad, stops, wakes, csum_offload, tso, tso_segs): no
+ * names. The drops are ip -s link's "dropped", but no standard counter
+ * has them per queue: per ring only. A ring pair's interrupts are its
+ * vector's line in /proc/interrupts.
  */
-#define OCTEP_RX_QSTATS		(BIT(0) | BIT(1) | BIT(3) | BIT(4))
-
-/* Per input ring, as tx<N>_<name>; totals as tx_<name>. */
-static const char * const octep_tx_names[] = {
-	"packets", "bytes", "drops", "completions", "stops", "wakes",
-	"doorbells", "csum_offload", "tso", "tso_segs", "gather",
-	"linearize", "excess",
+struct octep_stat_name {
+	const char *ring;
+	const char *total;
 };
 
-/* Carried by qstats: packets, bytes, stops, wakes, csum_offload, tso(_segs). */
-#define OCTEP_TX_QSTATS		(BIT(0) | BIT(1) | BIT(4) | BIT(5) | BIT(7) | \
-				 BIT(8) | BIT(9))
+static const struct octep_stat_name octep_rx_names[OCTEP_N_RX] = {
+	[OCTEP_RXS_DROPS]		= { "drops", NULL },
+	[OCTEP_RXS_INTERRUPTS]		= { "interrupts", "interrupts" },
+	[OCTEP_RXS_VISITS]		= { "visits", "visits" },
+	[OCTEP_RXS_PASSES]		= { "passes", "passes" },
+	/* The total is the rings' maximum (octep_get_ethtool_stats()). */
+	[OCTEP_RXS_PASSES_MAX]		= { "passes_max", "passes_max" },
+	[OCTEP_RXS_OQ_DECLINED]		= { "oq_declined", "oq_declined" },
+	[OCTEP_RXS_OQ_HANDED]		= { "oq_handed", "oq_handed" },
+	[OCTEP_RXS_OQ_BOUND]		= { "oq_bound", "oq_bound" },
+	[OCTEP_RXS_OQ_UNSEEN]		= { "oq_unseen", "oq_unseen" },
+	[OCTEP_RXS_RESYNC]		= { "rx_resync", "rx_resync" },
+	[OCTEP_RXS_RXWD_RESCUES]	= { "rxwd_rescues", "rxwd_rescues" },
+	[OCTEP_RXS_RXWD_STALLS]		= { "rxwd_stalls", "rxwd_stalls" },
+	[OCTEP_RXS_TICK_REQUESTS]	= { "tick_requests", "tick_requests" },
+	[OCTEP_RXS_RESEND]		= { "resend", "resend" },
+	[OCTEP_RXS_RXWD_EARLY]		= { "rxwd_early", "rxwd_early" },
+	[OCTEP_RXS_REARM_RESCHED]	= { "oq_rearm_resched", "oq_rearm_resched" },
+	[OCTEP_RXS_OQ_DEFERRED]		= { "oq_deferred", "oq_deferred" },
+	[OCTEP_RXS_OQ_BUSY]		= { "oq_busy", "oq_busy" },
+	[OCTEP_RXS_COPYBREAK]		= { "copybreak", "rx_copybreak" },
+	[OCTEP_RXS_RXWD_SKIPPED]	= { "rxwd_skipped", "rxwd_skipped" },
+};
+
+static const struct octep_stat_name octep_tx_names[OCTEP_N_TX] = {
+	[OCTEP_TXS_DROPS]	= { "drops", NULL },
+	[OCTEP_TXS_COMPLETIONS]	= { "completions", "tx_completions" },
+	[OCTEP_TXS_DOORBELLS]	= { "doorbells", "tx_doorbells" },
+	[OCTEP_TXS_GATHER]	= { "gather", "tx_gather" },
+	[OCTEP_TXS_LINEARIZE]	= { "linearize", "tx_linearize" },
+	[OCTEP_TXS_EXCESS]	= { "excess", "tx_excess" },
+};
 
 static const char * const octep_dev_names[] = {
 	"rxwd_ticks", "rxwd_runs",
@@ -58,11 +117,26 @@ static const char * const octep_dev_names[] = {
 	"irq_storms",
 };
 
-#define OCTEP_N_RX	ARRAY_SIZE(octep_rx_names)
-#define OCTEP_N_TX	ARRAY_SIZE(octep_tx_names)
 #define OCTEP_N_DEV	ARRAY_SIZE(octep_dev_names)
-#define OCTEP_N_RX_RING	(OCTEP_N_RX - hweight32(OCTEP_RX_QSTATS))
-#define OCTEP_N_TX_RING	(OCTEP_N_TX - hweight32(OCTEP_TX_QSTATS))
+
+/* The names of @t[0..@n) ethtool -S shows per ring (@ring) or as totals. */
+static unsigned int octep_stat_names(const struct octep_stat_name *t,
+				     unsigned int n, bool ring)
+{
+	unsigned int i, c = 0;
+
+	for (i = 0; i < n; i++)
+		c += !!(ring ? t[i].ring : t[i].total);
+	return c;
+}
+
+/* The totals ethtool -S shows: ring counters' and the device's own. */
+static unsigned int octep_n_totals(void)
+{
+	return octep_stat_names(octep_rx_names, OCTEP_N_RX, false) +
+	       octep_stat_names(octep_tx_names, OCTEP_N_TX, false) +
+	       OCTEP_N_DEV;
+}
 
 static void octep_rx_vals(struct octep_oq *oq, u64 *v)
 {
@@ -71,31 +145,31 @@ static void octep_rx_vals(struct octep_oq *oq, u64 *v)
 
 	do {
 		start = u64_stats_fetch_begin(&s->syncp);
-		v[0] = s->packets;
-		v[1] = s->bytes;
-		v[2] = s->drops;
-		v[3] = s->alloc_fail;
-		v[4] = s->csum_bad;
-		v[6] = s->visits;
-		v[7] = s->passes;
-		v[8] = s->passes_max;
-		v[11] = s->oq_bound;
-		v[12] = s->oq_unseen;
-		v[13] = s->rx_resync;
-		v[15] = s->rxwd_stalls;
-		v[16] = s->tick_requests;
-		v[22] = s->copybreak;
+		v[OCTEP_RXS_PACKETS] = s->packets;
+		v[OCTEP_RXS_BYTES] = s->bytes;
+		v[OCTEP_RXS_DROPS] = s->drops;
+		v[OCTEP_RXS_ALLOC_FAIL] = s->alloc_fail;
+		v[OCTEP_RXS_CSUM_BAD] = s->csum_bad;
+		v[OCTEP_RXS_VISITS] = s->visits;
+		v[OCTEP_RXS_PASSES] = s->passes;
+		v[OCTEP_RXS_PASSES_MAX] = s->passes_max;
+		v[OCTEP_RXS_OQ_BOUND] = s->oq_bound;
+		v[OCTEP_RXS_OQ_UNSEEN] = s->oq_unseen;
+		v[OCTEP_RXS_RESYNC] = s->rx_resync;
+		v[OCTEP_RXS_RXWD_STALLS] = s->rxwd_stalls;
+		v[OCTEP_RXS_TICK_REQUESTS] = s->tick_requests;
+		v[OCTEP_RXS_COPYBREAK] = s->copybreak;
 	} while (u64_stats_fetch_retry(&s->syncp, start));
-	v[5] = atomic64_read(&oq->interrupts);
-	v[9] = atomic64_read(&oq->oq_declined);
-	v[14] = atomic64_read(&oq->rxwd_rescues);
-	v[17] = atomic64_read(&oq->resend);
-	v[18] = atomic64_read(&oq->rxwd_early);
-	v[19] = atomic64_read(&oq->rearm_resched);
-	v[10] = atomic64_read(&oq->oq_handed);
-	v[20] = atomic64_read(&oq->oq_deferred);
-	v[21] = atomic64_read(&oq->oq_busy);
-	v[23] = atomic64_read(&oq->rxwd_skipped);
+	v[OCTEP_RXS_INTERRUPTS] = atomic64_read(&oq->interrupts);
+	v[OCTEP_RXS_OQ_DECLINED] = atomic64_read(&oq->oq_declined);
+	v[OCTEP_RXS_OQ_HANDED] = atomic64_read(&oq->oq_handed);
+	v[OCTEP_RXS_RXWD_RESCUES] = atomic64_read(&oq->rxwd_rescues);
+	v[OCTEP_RXS_RESEND] = atomic64_read(&oq->resend);
+	v[OCTEP_RXS_RXWD_EARLY] = atomic64_read(&oq->rxwd_early);
+	v[OCTEP_RXS_REARM_RESCHED] = atomic64_read(&oq->rearm_resched);
+	v[OCTEP_RXS_OQ_DEFERRED] = atomic64_read(&oq->oq_deferred);
+	v[OCTEP_RXS_OQ_BUSY] = atomic64_read(&oq->oq_busy);
+	v[OCTEP_RXS_RXWD_SKIPPED] = atomic64_read(&oq->rxwd_skipped);
 }
 
 static void octep_tx_vals(struct octep_iq *iq, u64 *v)
@@ -105,22 +179,22 @@ static void octep_tx_vals(struct octep_iq *iq, u64 *v)
 
 	do {
 		start = u64_stats_fetch_begin(&s->syncp);
-		v[0] = s->packets;
-		v[1] = s->bytes;
-		v[2] = s->drops;
-		v[6] = s->doorbells;
-		v[7] = s->csum_offload;
-		v[8] = s->tso;
-		v[9] = s->tso_segs;
-		v[10] = s->gather;
-		v[11] = s->linearize;
-		v[4] = s->stops;
+		v[OCTEP_TXS_PACKETS] = s->packets;
+		v[OCTEP_TXS_BYTES] = s->bytes;
+		v[OCTEP_TXS_DROPS] = s->drops;
+		v[OCTEP_TXS_STOPS] = s->stops;
+		v[OCTEP_TXS_DOORBELLS] = s->doorbells;
+		v[OCTEP_TXS_CSUM_OFFLOAD] = s->csum_offload;
+		v[OCTEP_TXS_TSO] = s->tso;
+		v[OCTEP_TXS_TSO_SEGS] = s->tso_segs;
+		v[OCTEP_TXS_GATHER] = s->gather;
+		v[OCTEP_TXS_LINEARIZE] = s->linearize;
 	} while (u64_stats_fetch_retry(&s->syncp, start));
 	do {
 		start = u64_stats_fetch_begin(&c->syncp);
-		v[3] = c->completions;
-		v[5] = c->wakes;
-		v[12] = c->excess;
+		v[OCTEP_TXS_COMPLETIONS] = c->completions;
+		v[OCTEP_TXS_WAKES] = c->wakes;
+		v[OCTEP_TXS_EXCESS] = c->excess;
 	} while (u64_stats_fetch_retry(&c->syncp, start));
 }
 
@@ -130,8 +204,10 @@ static int octep_get_sset_count(struct net_device *netdev, int sset)
 
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
-	return OCTEP_N_RX + OCTEP_N_TX + OCTEP_N_DEV +
-	       (OCTEP_N_RX_RING + OCTEP_N_TX_RING) * oct->max_rings +
+	return octep_n_totals() +
+	       (octep_stat_names(octep_rx_names, OCTEP_N_RX, true) +
+		octep_stat_names(octep_tx_names, OCTEP_N_TX, true)) *
+	       oct->max_rings +
 	       octep_ipsec_stats_count(oct);
 }
 
@@ -143,20 +219,22 @@ static void octep_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 	if (sset != ETH_SS_STATS)
 		return;
 	for (i = 0; i < OCTEP_N_RX; i++)
-		ethtool_puts(&data, octep_rx_total_names[i]);
+		if (octep_rx_names[i].total)
+			ethtool_puts(&data, octep_rx_names[i].total);
 	for (i = 0; i < OCTEP_N_TX; i++)
-		ethtool_sprintf(&data, "tx_%s", octep_tx_names[i]);
+		if (octep_tx_names[i].total)
+			ethtool_puts(&data, octep_tx_names[i].total);
 	for (i = 0; i < OCTEP_N_DEV; i++)
 		ethtool_puts(&data, octep_dev_names[i]);
 	for (q = 0; q < oct->max_rings; q++) {
 		for (i = 0; i < OCTEP_N_RX; i++)
-			if (!(OCTEP_RX_QSTATS & BIT(i)))
+			if (octep_rx_names[i].ring)
 				ethtool_sprintf(&data, "rx%u_%s", q,
-						octep_rx_names[i]);
+						octep_rx_names[i].ring);
 		for (i = 0; i < OCTEP_N_TX; i++)
-			if (!(OCTEP_TX_QSTATS & BIT(i)))
+			if (octep_tx_names[i].ring)
 				ethtool_sprintf(&data, "tx%u_%s", q,
-						octep_tx_names[i]);
+						octep_tx_names[i].ring);
 	}
 	octep_ipsec_stats_strings(oct, &data);
 }
@@ -165,44 +243,50 @@ static void octep_get_ethtool_stats(struct net_device *netdev,
 				    struct ethtool_stats *stats, u64 *data)
 {
 	struct octep_dev *oct = octep_from_netdev(netdev);
-	u64 *rx_tot = data, *tx_tot = data + OCTEP_N_RX;
-	u64 *dev = tx_tot + OCTEP_N_TX, *ring = dev + OCTEP_N_DEV;
+	u64 rx_tot[OCTEP_N_RX] = {}, tx_tot[OCTEP_N_TX] = {};
 	u64 rx[OCTEP_N_RX], tx[OCTEP_N_TX];
+	u64 *ring = data + octep_n_totals();
 	unsigned int i, q;
 
-	memset(data, 0, (OCTEP_N_RX + OCTEP_N_TX + OCTEP_N_DEV) * sizeof(u64));
+	/* The rings' values after the totals, in get_strings' order. */
 	for (q = 0; q < oct->max_rings; q++) {
 		octep_rx_vals(&oct->qv[q].oq, rx);
 		for (i = 0; i < OCTEP_N_RX; i++) {
-			if (i == OCTEP_RX_PASSES_MAX)
+			if (i == OCTEP_RXS_PASSES_MAX)
 				rx_tot[i] = max(rx_tot[i], rx[i]);
 			else
 				rx_tot[i] += rx[i];
-			if (!(OCTEP_RX_QSTATS & BIT(i)))
+			if (octep_rx_names[i].ring)
 				*ring++ = rx[i];
 		}
 		octep_tx_vals(&oct->qv[q].iq, tx);
 		for (i = 0; i < OCTEP_N_TX; i++) {
 			tx_tot[i] += tx[i];
-			if (!(OCTEP_TX_QSTATS & BIT(i)))
+			if (octep_tx_names[i].ring)
 				*ring++ = tx[i];
 		}
 	}
-	dev[0] = atomic64_read(&oct->rxwd_ticks);
-	dev[1] = atomic64_read(&oct->rxwd_runs);
+	for (i = 0; i < OCTEP_N_RX; i++)
+		if (octep_rx_names[i].total)
+			*data++ = rx_tot[i];
+	for (i = 0; i < OCTEP_N_TX; i++)
+		if (octep_tx_names[i].total)
+			*data++ = tx_tot[i];
+	data[0] = atomic64_read(&oct->rxwd_ticks);
+	data[1] = atomic64_read(&oct->rxwd_runs);
 	/* Written under RTNL, which ethtool holds here. */
-	dev[2] = oct->quiesce_cycles;
-	dev[3] = oct->quiesce_waits;
-	dev[4] = div_u64(oct->quiesce_wait_max_ns, NSEC_PER_USEC);
-	dev[5] = atomic64_read(&oct->tx_timeouts);
-	dev[6] = atomic64_read(&oct->rx_stall_reports);
-	dev[7] = atomic64_read(&oct->ring_resets);
-	dev[8] = atomic64_read(&oct->ring_rescues);
-	dev[9] = oct->reconf_refused;
-	dev[10] = atomic64_read(&oct->rx_bad_ext);
-	dev[11] = atomic64_read(&oct->rx_bad_count);
-	dev[12] = atomic64_read(&oct->tx_bad_count);
-	dev[13] = atomic64_read(&oct->irq_storms);
+	data[2] = oct->quiesce_cycles;
+	data[3] = oct->quiesce_waits;
+	data[4] = div_u64(oct->quiesce_wait_max_ns, NSEC_PER_USEC);
+	data[5] = atomic64_read(&oct->tx_timeouts);
+	data[6] = atomic64_read(&oct->rx_stall_reports);
+	data[7] = atomic64_read(&oct->ring_resets);
+	data[8] = atomic64_read(&oct->ring_rescues);
+	data[9] = oct->reconf_refused;
+	data[10] = atomic64_read(&oct->rx_bad_ext);
+	data[11] = atomic64_read(&oct->rx_bad_count);
+	data[12] = atomic64_read(&oct->tx_bad_count);
+	data[13] = atomic64_read(&oct->irq_storms);
 	/* After the rings: ring now points past the last ring's values. */
 	octep_ipsec_stats_values(oct, ring);
 }
@@ -221,14 +305,14 @@ void octep_get_stats64(struct net_device *netdev, struct rtnl_link_stats64 *s)
 	for (q = 0; q < oct->max_rings; q++) {
 		octep_rx_vals(&oct->qv[q].oq, rx);
 		octep_tx_vals(&oct->qv[q].iq, tx);
-		s->rx_packets += rx[0];
-		s->rx_bytes += rx[1];
+		s->rx_packets += rx[OCTEP_RXS_PACKETS];
+		s->rx_bytes += rx[OCTEP_RXS_BYTES];
 		/* A buffer not posted drops nothing: qstats' alloc-fail. */
-		s->rx_dropped += rx[2];
-		s->rx_errors += rx[13];
-		s->tx_packets += tx[0];
-		s->tx_bytes += tx[1];
-		s->tx_dropped += tx[2];
+		s->rx_dropped += rx[OCTEP_RXS_DROPS];
+		s->rx_errors += rx[OCTEP_RXS_RESYNC];
+		s->tx_packets += tx[OCTEP_TXS_PACKETS];
+		s->tx_bytes += tx[OCTEP_TXS_BYTES];
+		s->tx_dropped += tx[OCTEP_TXS_DROPS];
 	}
 }
 
@@ -599,10 +683,10 @@ static void octep_qstat_rx(struct octep_dev *oct, unsigned int from,
 	rx->csum_bad = 0;
 	for (q = from; q < to; q++) {
 		octep_rx_vals(&oct->qv[q].oq, v);
-		rx->packets += v[0];
-		rx->bytes += v[1];
-		rx->alloc_fail += v[3];
-		rx->csum_bad += v[4];
+		rx->packets += v[OCTEP_RXS_PACKETS];
+		rx->bytes += v[OCTEP_RXS_BYTES];
+		rx->alloc_fail += v[OCTEP_RXS_ALLOC_FAIL];
+		rx->csum_bad += v[OCTEP_RXS_CSUM_BAD];
 	}
 }
 
@@ -622,13 +706,13 @@ static void octep_qstat_tx(struct octep_dev *oct, unsigned int from,
 	tx->hw_gso_wire_packets = 0;
 	for (q = from; q < to; q++) {
 		octep_tx_vals(&oct->qv[q].iq, v);
-		tx->packets += v[0];
-		tx->bytes += v[1];
-		tx->stop += v[4];
-		tx->wake += v[5];
-		tx->needs_csum += v[7];
-		tx->hw_gso_packets += v[8];
-		tx->hw_gso_wire_packets += v[9];
+		tx->packets += v[OCTEP_TXS_PACKETS];
+		tx->bytes += v[OCTEP_TXS_BYTES];
+		tx->stop += v[OCTEP_TXS_STOPS];
+		tx->wake += v[OCTEP_TXS_WAKES];
+		tx->needs_csum += v[OCTEP_TXS_CSUM_OFFLOAD];
+		tx->hw_gso_packets += v[OCTEP_TXS_TSO];
+		tx->hw_gso_wire_packets += v[OCTEP_TXS_TSO_SEGS];
 	}
 }
 
