@@ -19,7 +19,6 @@ enum octep_rx_stat {
 	OCTEP_RXS_DROPS,
 	OCTEP_RXS_ALLOC_FAIL,
 	OCTEP_RXS_CSUM_BAD,
-	OCTEP_RXS_INTERRUPTS,
 	OCTEP_RXS_VISITS,
 	OCTEP_RXS_PASSES,
 	OCTEP_RXS_PASSES_MAX,
@@ -69,7 +68,7 @@ enum octep_tx_stat {
  * alloc_fail, csum_bad, stops, wakes, csum_offload, tso, tso_segs): no
  * names. The drops are ip -s link's "dropped", but no standard counter
  * has them per queue: per ring only. A ring pair's interrupts are its
- * vector's line in /proc/interrupts.
+ * vector's line in /proc/interrupts (<netdev>-rxtx-<N>).
  */
 struct octep_stat_name {
 	const char *ring;
@@ -78,7 +77,6 @@ struct octep_stat_name {
 
 static const struct octep_stat_name octep_rx_names[OCTEP_N_RX] = {
 	[OCTEP_RXS_DROPS]		= { "drops", NULL },
-	[OCTEP_RXS_INTERRUPTS]		= { "interrupts", "interrupts" },
 	[OCTEP_RXS_VISITS]		= { "visits", "visits" },
 	[OCTEP_RXS_PASSES]		= { "passes", "passes" },
 	/* The total is the rings' maximum (octep_get_ethtool_stats()). */
@@ -160,7 +158,6 @@ static void octep_rx_vals(struct octep_oq *oq, u64 *v)
 		v[OCTEP_RXS_TICK_REQUESTS] = s->tick_requests;
 		v[OCTEP_RXS_COPYBREAK] = s->copybreak;
 	} while (u64_stats_fetch_retry(&s->syncp, start));
-	v[OCTEP_RXS_INTERRUPTS] = atomic64_read(&oq->interrupts);
 	v[OCTEP_RXS_OQ_DECLINED] = atomic64_read(&oq->oq_declined);
 	v[OCTEP_RXS_OQ_HANDED] = atomic64_read(&oq->oq_handed);
 	v[OCTEP_RXS_RXWD_RESCUES] = atomic64_read(&oq->rxwd_rescues);

@@ -127,7 +127,6 @@ static irqreturn_t octep_ring_irq(int irq, void *data)
 	struct octep_qvec *qv = data;
 	u32 hits;
 
-	atomic64_inc(&qv->oq.interrupts);
 	/*
 	 * Read before our own disable below. The count and its reset at the
 	 * enable pair only loosely (octep_regs_write_levels()): what they

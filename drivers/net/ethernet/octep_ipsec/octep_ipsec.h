@@ -243,7 +243,6 @@ struct octep_rx_stats {
  * @posted: buffers credited to the block and not yet taken
  * @flags: OCTEP_OQ_* bits
  * @stats: owner-written counters
- * @interrupts: ring interrupts taken (handler)
  * @oq_declined: servicers turned away because the ring was held
  * @rxwd_rescues: rings the watchdog found with packets unasked
  * @rxwd_early: such rings whose interrupt had been enabled less than a tick
@@ -276,7 +275,6 @@ struct octep_oq {
 	u32 posted;
 	unsigned long flags;
 	struct octep_rx_stats stats;
-	atomic64_t interrupts;
 	atomic64_t oq_declined;
 	atomic64_t rxwd_rescues;
 	atomic64_t rxwd_early;
