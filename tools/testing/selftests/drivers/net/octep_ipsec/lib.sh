@@ -503,6 +503,16 @@ dev_stat()
 	cat "/sys/class/net/$1/statistics/$2" 2>/dev/null
 }
 
+# rx_ring_drops IF: print the receive drops the driver counted, summed
+# over its rings' ethtool -S rx<N>_drops (stats64's rx_dropped adds the
+# stack's own drops of frames the driver delivered); 1 if there are none.
+rx_ring_drops()
+{
+	ethtool -S "$1" | awk '
+		$1 ~ /^rx[0-9]+_drops:$/ { n += $2; found = 1 }
+		END { print n + 0; exit !found }'
+}
+
 # irq_count IF [RING]: print the interrupts /proc/interrupts counts, over
 # every CPU, on the vector of IF's ring pair RING (named IF-rxtx-RING at
 # open: while IF is up, under the name it was opened with), or on all of

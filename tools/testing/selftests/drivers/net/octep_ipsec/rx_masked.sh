@@ -65,7 +65,7 @@ teardown()
 taken()
 {
 	echo $(($(dev_stat "$HOST_IF" rx_packets) +
-		$(dev_stat "$HOST_IF" rx_dropped) + $(stat "$HOST_IF" rx_resync)))
+		$(rx_ring_drops "$HOST_IF") + $(stat "$HOST_IF" rx_resync)))
 }
 
 ring_empty()

@@ -51,7 +51,7 @@ sum_rings()
 taken()
 {
 	echo $(($(dev_stat "$HOST_IF" rx_packets) +
-		$(dev_stat "$HOST_IF" rx_dropped) + $(stat "$HOST_IF" rx_resync)))
+		$(rx_ring_drops "$HOST_IF") + $(stat "$HOST_IF" rx_resync)))
 }
 
 drained()
