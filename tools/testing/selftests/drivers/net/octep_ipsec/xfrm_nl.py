@@ -20,6 +20,11 @@ does ("Error: ..." or "Warning: ...") and exits 2 on error.
              the port exactly (mask 0xffff) and need --proto.
              --optional, --tmpl-spi: the template's; --icmp: the policy's
              XFRM_POLICY_ICMP flag; --update: XFRM_MSG_UPDPOLICY.
+  xfrm_nl.py acquire in|out|fwd SRC/PL DST/PL TSRC TDST REQID MODE
+             [--offload packet] [--dev IF] [policy's other options]
+             XFRM_MSG_ACQUIRE, as a key manager's test of its listeners:
+             the kernel builds the policy (offloading it if asked), sends
+             an acquire per template to the key managers and frees it.
   xfrm_nl.py batch < FILE     one "state ..." or "policy ..." a line, over
                               one socket (thousands of adds in seconds);
                               exits 2 if any failed
@@ -39,6 +44,7 @@ NLMSG_ERROR = 2
 NLMSGERR_ATTR_MSG = 1
 NLM_F_CAPPED, NLM_F_ACK_TLVS = 0x100, 0x200
 XFRM_MSG_NEWSA, XFRM_MSG_NEWPOLICY, XFRM_MSG_UPDPOLICY = 16, 19, 25
+XFRM_MSG_ACQUIRE = 23
 XFRMA_TMPL, XFRMA_REPLAY_VAL = 5, 10
 XFRMA_ALG_AEAD, XFRMA_REPLAY_ESN_VAL = 18, 23
 XFRMA_OFFLOAD_DEV = 28
@@ -179,15 +185,16 @@ def proto_num(p):
     return PROTOS[p] if p in PROTOS else int(p, 0)
 
 
-def cmd_policy(a):
+def policy_parts(a):
+    """struct xfrm_userpolicy_info and its attributes, or None on error."""
     fam, s = prefix(a.src)
     _, d = prefix(a.dst)
     proto = proto_num(a.proto) if a.proto is not None else 0
     if (a.sport is not None or a.dport is not None) and not proto:
         print('Error: --sport and --dport need --proto')
-        return 2
-    body = (selector(d, s, fam, proto, a.sport, a.dport) + lifetime_cfg() +
-            b'\0' * 32 +
+        return None
+    sel = selector(d, s, fam, proto, a.sport, a.dport)
+    body = (sel + lifetime_cfg() + b'\0' * 32 +
             struct.pack('=IIBBBBxxxx', a.priority, 0, DIRS[a.dir],
                         ACTIONS[a.action],
                         XFRM_POLICY_ICMP if a.icmp else 0, 0))
@@ -205,8 +212,32 @@ def cmd_policy(a):
         attrs.append(attr(XFRMA_TMPL, tmpl))
     if a.offload:
         attrs.append(offload_attr(a.offload, a.dev, a.dir == 'in', None))
+    return sel, body, attrs
+
+
+def cmd_policy(a):
+    parts = policy_parts(a)
+    if parts is None:
+        return 2
+    _, body, attrs = parts
     return send(XFRM_MSG_UPDPOLICY if a.update else XFRM_MSG_NEWPOLICY,
                 body, attrs)
+
+
+def cmd_acquire(a):
+    """struct xfrm_user_acquire: id, saddr, sel, policy (at 96: it holds
+    __u64s), aalgos, ealgos, calgos, seq; 280 bytes."""
+    parts = policy_parts(a)
+    if parts is None:
+        return 2
+    sel, pol, attrs = parts
+    _, tsrc = addr(a.tsrc)
+    _, tdst = addr(a.tdst)
+    xid = struct.pack('=16sIBxxx', tdst, 0, 50)
+    body = (xid + tsrc + sel + pol +
+            struct.pack('=IIII', 0xffffffff, 0xffffffff, 0xffffffff, 0))
+    assert len(body) == 280
+    return send(XFRM_MSG_ACQUIRE, body, attrs)
 
 
 def main():
@@ -228,23 +259,24 @@ def main():
               '--hard-packets'):
         s.add_argument(n, type=int)
     s.set_defaults(fn=cmd_state)
-    q = sub.add_parser('policy')
-    q.add_argument('dir', choices=tuple(DIRS))
-    for n in ('src', 'dst', 'tsrc', 'tdst', 'reqid', 'mode'):
-        q.add_argument(n)
-    q.add_argument('--offload', choices=('packet',))
-    q.add_argument('--dev')
-    q.add_argument('--priority', type=int, default=0)
-    q.add_argument('--action', choices=tuple(ACTIONS), default='allow')
-    q.add_argument('--proto')
-    q.add_argument('--sport', type=int)
-    q.add_argument('--dport', type=int)
-    q.add_argument('--no-tmpl', action='store_true')
-    q.add_argument('--optional', action='store_true')
-    q.add_argument('--tmpl-spi', default='0')
-    q.add_argument('--icmp', action='store_true')
-    q.add_argument('--update', action='store_true')
-    q.set_defaults(fn=cmd_policy)
+    for what, fn in (('policy', cmd_policy), ('acquire', cmd_acquire)):
+        q = sub.add_parser(what)
+        q.add_argument('dir', choices=tuple(DIRS))
+        for n in ('src', 'dst', 'tsrc', 'tdst', 'reqid', 'mode'):
+            q.add_argument(n)
+        q.add_argument('--offload', choices=('packet',))
+        q.add_argument('--dev')
+        q.add_argument('--priority', type=int, default=0)
+        q.add_argument('--action', choices=tuple(ACTIONS), default='allow')
+        q.add_argument('--proto')
+        q.add_argument('--sport', type=int)
+        q.add_argument('--dport', type=int)
+        q.add_argument('--no-tmpl', action='store_true')
+        q.add_argument('--optional', action='store_true')
+        q.add_argument('--tmpl-spi', default='0')
+        q.add_argument('--icmp', action='store_true')
+        q.add_argument('--update', action='store_true')
+        q.set_defaults(fn=fn)
     sub.add_parser('batch')
     a = p.parse_args()
     if a.what != 'batch':
