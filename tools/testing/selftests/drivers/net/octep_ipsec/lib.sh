@@ -446,7 +446,27 @@ peer_teardown()
 
 # ------------------------------------------------------------ kernel log
 
+# kernel_has_patch NAME: the running kernel is the one scripts/debug-kernel
+# staged in the repo's out/debug-kernel (same `uname -v`), built with
+# patches/NAME.patch applied.
+kernel_has_patch()
+{
+	local st=$LIB_REPO/out/debug-kernel
+
+	[ -n "$(uname -v)" ] &&
+		[ "$(uname -v)" = "$(cat "$st/uts-version" 2>/dev/null)" ] &&
+		grep -qx "$1.patch" "$st/patches" 2>/dev/null
+}
+
 read -r LIB_T0 _ </proc/uptime
+
+# kernel_log: the kernel log since lib.sh was sourced.
+kernel_log()
+{
+	dmesg | awk -v t0="$LIB_T0" '
+		{ t = $0; sub(/^\[ */, "", t); sub(/\].*/, "", t) }
+		t + 0 >= t0 + 0'
+}
 
 # kernel_log_clean DESC: a case that passes when the kernel log has no splat
 # (Oops, WARNING:, BUG:, KASAN, lockdep, Call Trace, ...) since lib.sh was
@@ -455,9 +475,7 @@ kernel_log_clean()
 {
 	local log scan=$LIB_REPO/scripts/dmesg-scan rep
 
-	log=$(dmesg | awk -v t0="$LIB_T0" '
-		{ t = $0; sub(/^\[ */, "", t); sub(/\].*/, "", t) }
-		t + 0 >= t0 + 0')
+	log=$(kernel_log)
 	if [ -x "$scan" ]; then
 		rep=$("$scan" <<<"$log")
 	else
