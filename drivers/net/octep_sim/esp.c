@@ -19,6 +19,10 @@
  * response header gets the entry's handle and a status. ESP with no entry
  * goes up unchanged (the host's software may hold its SA).
  *
+ * An entry with ESPINUDP (RFC 3948, IPv4) carries ESP in UDP: ENCAP adds
+ * the UDP header (checksum 0), ENCRYPT finds ESP after the stack's; in,
+ * UDP to an entry's port is ESP when its payload says so (osim_natt_kind()).
+ *
  * Frames are Ethernet, with at most one VLAN tag; skb->data is the MAC
  * header on both paths.
  */
@@ -29,6 +33,8 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/scatterlist.h>
+#include <linux/udp.h>
+#include <linux/unaligned.h>
 #include <net/dsfield.h>
 #include <net/esp.h>
 #include <net/ip.h>
@@ -190,13 +196,25 @@ static int osim_esp_encrypt(struct osim_flow *f, struct sk_buff *skb,
 	u8 *iv;
 	u64 seq;
 
-	if (p->frag || p->proto != IPPROTO_ESP ||
-	    p->end < p->l4 + hlen + 2 + OSIM_ICV_LEN)
+	unsigned int eoff = p->l4;
+
+	/* ESP in UDP: the stack built the UDP header (esp_output_udp_encap()). */
+	if (f->encap) {
+		const struct udphdr *uh = (struct udphdr *)(skb->data + p->l4);
+
+		eoff += sizeof(*uh);
+		if (p->frag || p->proto != IPPROTO_UDP || p->end < eoff ||
+		    ntohs(uh->len) != p->end - p->l4)
+			return -EINVAL;
+	} else if (p->frag || p->proto != IPPROTO_ESP) {
 		return -EINVAL;
-	esph = (struct ip_esp_hdr *)(skb->data + p->l4);
+	}
+	if (p->end < eoff + hlen + 2 + OSIM_ICV_LEN)
+		return -EINVAL;
+	esph = (struct ip_esp_hdr *)(skb->data + eoff);
 	if (esph->spi != f->spi)
 		return -EINVAL;
-	len = p->end - p->l4 - hlen - OSIM_ICV_LEN;
+	len = p->end - eoff - hlen - OSIM_ICV_LEN;
 
 	spin_lock_bh(&f->lock);
 	if (f->esn)
@@ -209,7 +227,7 @@ static int osim_esp_encrypt(struct osim_flow *f, struct sk_buff *skb,
 	f->bytes += p->end - p->l3;
 	spin_unlock_bh(&f->lock);
 
-	iv = skb->data + p->l4 + sizeof(*esph);
+	iv = skb->data + eoff + sizeof(*esph);
 	osim_fill_iv(iv, seq);
 	return osim_esp_crypt(f, esph, upper_32_bits(seq), iv, iv + OSIM_IV_LEN,
 			      len, true);
@@ -285,7 +303,11 @@ static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 	unsigned int hlen = sizeof(struct ip_esp_hdr) + OSIM_IV_LEN;
 	bool tunnel = f->mode == OCTEP_SDP_FLOW_MODE_TUNNEL;
 	unsigned int plen, padlen, tail, head, outer = 0, i, nhoff = 0;
+	unsigned int udp = f->encap ? sizeof(struct udphdr) : 0;
+	u8 proto = f->encap ? IPPROTO_UDP : IPPROTO_ESP;
+	__be16 sport, dport;
 	struct ip_esp_hdr *esph;
+	struct udphdr *uh;
 	u8 nexthdr, dsfield;
 	int ins = 0;
 	u8 *trailer, *iv;
@@ -318,7 +340,7 @@ static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 	}
 	padlen = (4 - ((plen + 2) & 3)) & 3;
 	tail = padlen + 2 + OSIM_ICV_LEN;
-	head = hlen + outer;
+	head = udp + hlen + outer;
 
 	spin_lock_bh(&f->lock);
 	if (!f->esn && f->seq >= U32_MAX) {
@@ -333,6 +355,9 @@ static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 	}
 	seq = ++f->seq;
 	ip_id = f->ip_id++;
+	/* As the last FLOW_ENCAP left them. */
+	sport = f->sport;
+	dport = f->dport;
 	f->packets++;
 	/*
 	 * What the stack's xfrm_output_one() counts: the plain text ESP
@@ -373,10 +398,10 @@ static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 			iph->version = 4;
 			iph->ihl = 5;
 			iph->tos = dsfield;
-			iph->tot_len = htons(outer + hlen + plen + tail);
+			iph->tot_len = htons(outer + udp + hlen + plen + tail);
 			iph->id = htons(ip_id);
 			iph->ttl = 64;
-			iph->protocol = IPPROTO_ESP;
+			iph->protocol = proto;
 			memcpy(&iph->saddr, f->saddr, 4);
 			memcpy(&iph->daddr, f->daddr, 4);
 			ip_send_check(iph);
@@ -392,15 +417,16 @@ static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 			memcpy(&ip6h->saddr, f->saddr, 16);
 			memcpy(&ip6h->daddr, f->daddr, 16);
 		}
-		esph = (struct ip_esp_hdr *)(skb->data + p->l3 + outer);
+		uh = (struct udphdr *)(skb->data + p->l3 + outer);
 	} else {
-		skb_push(skb, hlen);
-		memmove(skb->data, skb->data + hlen, ins);
-		skb->data[nhoff] = IPPROTO_ESP;
+		skb_push(skb, udp + hlen);
+		memmove(skb->data, skb->data + udp + hlen, ins);
+		skb->data[nhoff] = proto;
 		if (p->family == 4) {
 			struct iphdr *iph = (struct iphdr *)(skb->data + p->l3);
 
-			iph->tot_len = htons(ins - p->l3 + hlen + plen + tail);
+			iph->tot_len = htons(ins - p->l3 + udp + hlen + plen +
+					     tail);
 			ip_send_check(iph);
 		} else {
 			struct ipv6hdr *ip6h = (struct ipv6hdr *)(skb->data +
@@ -409,8 +435,16 @@ static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 			ip6h->payload_len = htons(ins - p->l3 - sizeof(*ip6h) +
 						  hlen + plen + tail);
 		}
-		esph = (struct ip_esp_hdr *)(skb->data + ins);
+		uh = (struct udphdr *)(skb->data + ins);
 	}
+	/* RFC 3948: the UDP checksum of ESP in UDP over IPv4 may be 0. */
+	if (udp) {
+		uh->source = sport;
+		uh->dest = dport;
+		uh->len = htons(udp + hlen + plen + tail);
+		uh->check = 0;
+	}
+	esph = (struct ip_esp_hdr *)((u8 *)uh + udp);
 	skb_reset_mac_header(skb);
 	esph->spi = f->spi;
 	esph->seq_no = htonl(lower_32_bits(seq));
@@ -450,6 +484,8 @@ static int osim_ipsec_classify(struct osim_ipsec *ips, struct sk_buff *skb)
 		return err;
 	}
 	osim_ipsec_inc(ips, OSIM_TX_ENCAP);
+	if (f->encap)
+		osim_ipsec_inc(ips, OSIM_TX_NATT);
 	osim_ipsec_inc(ips, OSIM_TX_CLASSIFY_ENCAP);
 	atomic64_add(len, &ips->cnt[OSIM_TX_CLASSIFY_BYTES]);
 	return 1;
@@ -509,6 +545,8 @@ int osim_ipsec_tx(struct osim_dev *dev, struct sk_buff *skb, u64 flags)
 		else
 			err = osim_esp_encap(ips, f, skb, &p);
 	}
+	if (!err && f->encap)
+		osim_ipsec_inc(ips, OSIM_TX_NATT);
 	rcu_read_unlock();
 	if (err) {
 		if (err != -EOVERFLOW)
@@ -520,11 +558,15 @@ int osim_ipsec_tx(struct osim_dev *dev, struct sk_buff *skb, u64 flags)
 	return 1;
 }
 
-/* Packet offload, in: strip ESP from a verified, decrypted packet. */
+/*
+ * Packet offload, in: strip ESP (at @eoff: after UDP for ESP in UDP) from
+ * a verified, decrypted packet.
+ */
 static int osim_esp_decap(struct osim_flow *f, struct sk_buff *skb,
-			  const struct osim_pkt *p)
+			  const struct osim_pkt *p, unsigned int eoff)
 {
-	unsigned int hlen = sizeof(struct ip_esp_hdr) + OSIM_IV_LEN;
+	unsigned int hlen = eoff - p->l4 + sizeof(struct ip_esp_hdr) +
+			    OSIM_IV_LEN;
 	unsigned int start = p->l4 + hlen, plen, newend;
 	u8 padlen, nexthdr;
 
@@ -576,6 +618,46 @@ static u64 osim_rx_ext(u8 status, u32 handle)
 	       FIELD_PREP(OCTEP_SDP_RX_FLOW_HANDLE, handle);
 }
 
+/* What a UDP datagram from the wire is to the block (RFC 3948 2.2). */
+enum osim_natt_kind {
+	OSIM_NATT_NO,		/* not to a port an ESPINUDP entry takes */
+	OSIM_NATT_PASS,		/* keepalive or IKE: up as it is */
+	OSIM_NATT_ESP,		/* ESP after the UDP header */
+	OSIM_NATT_BAD,		/* UDP length and IP length disagree */
+};
+
+static enum osim_natt_kind osim_natt_kind(struct osim_ipsec *ips,
+					  const struct sk_buff *skb,
+					  const struct osim_pkt *p)
+{
+	const struct udphdr *uh;
+	struct udphdr _uh;
+	unsigned int len;
+	const u8 *d;
+	u8 _d[4];
+
+	if (p->family != 4 || p->proto != IPPROTO_UDP || p->frag ||
+	    xa_empty(&ips->natt_ports))
+		return OSIM_NATT_NO;
+	if (p->end < p->l4 + sizeof(*uh))
+		return OSIM_NATT_NO;
+	uh = skb_header_pointer(skb, p->l4, sizeof(_uh), &_uh);
+	if (!uh || !xa_load(&ips->natt_ports, (__force u16)uh->dest))
+		return OSIM_NATT_NO;
+	if (ntohs(uh->len) != p->end - p->l4)
+		return OSIM_NATT_BAD;
+	len = p->end - p->l4 - sizeof(*uh);
+	if (!len)
+		return OSIM_NATT_PASS;
+	d = skb_header_pointer(skb, p->l4 + sizeof(*uh), min(len, 4U), _d);
+	if (!d)
+		return OSIM_NATT_BAD;
+	/* As xfrm4_udp_encap_rcv(): a zero non-ESP marker is IKE's. */
+	if (len > sizeof(struct ip_esp_hdr) && get_unaligned((const u32 *)d))
+		return OSIM_NATT_ESP;
+	return OSIM_NATT_PASS;
+}
+
 /**
  * osim_ipsec_rx() - apply the inbound flow table to a frame from the wire
  * @dev: model device
@@ -588,12 +670,15 @@ u64 osim_ipsec_rx(struct osim_dev *dev, struct sk_buff *skb)
 {
 	unsigned int hlen = sizeof(struct ip_esp_hdr) + OSIM_IV_LEN;
 	struct osim_ipsec *ips = dev->ipsec;
+	enum osim_natt_kind natt;
 	struct ip_esp_hdr *esph;
+	unsigned int plen, eoff;
+	struct udphdr *uh = NULL;
 	const void *daddr;
 	struct osim_flow *f;
 	struct osim_pkt p;
 	u8 status, padlen, *iv;
-	unsigned int plen;
+	u64 csum = 0;
 	u32 handle;
 	u64 seq;
 	int err;
@@ -609,7 +694,14 @@ u64 osim_ipsec_rx(struct osim_dev *dev, struct sk_buff *skb)
 	if (!pskb_may_pull(skb, min_t(unsigned int, skb->len, 128)) ||
 	    osim_parse(skb, &p))
 		return 0;
-	if (p.proto != IPPROTO_ESP || p.frag) {
+	natt = osim_natt_kind(ips, skb, &p);
+	if (natt == OSIM_NATT_BAD) {
+		osim_ipsec_inc(ips, OSIM_RX_MALFORMED);
+		return osim_rx_ext(OCTEP_SDP_IPSEC_MALFORMED, 0);
+	}
+	if (natt == OSIM_NATT_PASS)
+		osim_ipsec_inc(ips, OSIM_RX_NATT_PASS);
+	if (natt != OSIM_NATT_ESP && (p.proto != IPPROTO_ESP || p.frag)) {
 		rcu_read_lock();
 		status = osim_pol_in(ips, skb, &p, NULL);
 		rcu_read_unlock();
@@ -617,11 +709,16 @@ u64 osim_ipsec_rx(struct osim_dev *dev, struct sk_buff *skb)
 	}
 	if (osim_prepare(skb, &p))
 		return 0;
-	if (p.end < p.l4 + sizeof(*esph)) {
+	eoff = p.l4;
+	if (natt == OSIM_NATT_ESP) {
+		uh = (struct udphdr *)(skb->data + p.l4);
+		eoff += sizeof(*uh);
+	}
+	if (p.end < eoff + sizeof(*esph)) {
 		osim_ipsec_inc(ips, OSIM_RX_MALFORMED);
 		return osim_rx_ext(OCTEP_SDP_IPSEC_MALFORMED, 0);
 	}
-	esph = (struct ip_esp_hdr *)(skb->data + p.l4);
+	esph = (struct ip_esp_hdr *)(skb->data + eoff);
 	if (p.family == 4)
 		daddr = &((struct iphdr *)(skb->data + p.l3))->daddr;
 	else
@@ -632,6 +729,14 @@ u64 osim_ipsec_rx(struct osim_dev *dev, struct sk_buff *skb)
 	/* The fault hides it from the datapath only, not from the table. */
 	if (f && osim_hidden(ips, f->handle))
 		f = NULL;
+	/*
+	 * ESP in UDP only to the entry's port, plain ESP only for an entry
+	 * without encap: as xfrm_input()'s encap_type check, the other is
+	 * not this entry's (software drops it: XfrmInStateMismatch).
+	 */
+	if (f && (uh ? !f->encap || READ_ONCE(f->dport) != uh->dest :
+		  f->encap))
+		f = NULL;
 	if (!f) {
 		rcu_read_unlock();
 		osim_ipsec_inc(ips, OSIM_RX_NO_ENTRY);
@@ -639,8 +744,8 @@ u64 osim_ipsec_rx(struct osim_dev *dev, struct sk_buff *skb)
 	}
 	handle = f->handle;
 	/* Room for the header, the IV, a 4-aligned trailer and the ICV. */
-	if (p.end < p.l4 + hlen + 4 + OSIM_ICV_LEN ||
-	    (p.end - p.l4 - hlen - OSIM_ICV_LEN) % 4) {
+	if (p.end < eoff + hlen + 4 + OSIM_ICV_LEN ||
+	    (p.end - eoff - hlen - OSIM_ICV_LEN) % 4) {
 		status = OCTEP_SDP_IPSEC_MALFORMED;
 		goto out;
 	}
@@ -668,7 +773,7 @@ u64 osim_ipsec_rx(struct osim_dev *dev, struct sk_buff *skb)
 	iv = (u8 *)(esph + 1);
 	err = osim_esp_crypt(f, esph, upper_32_bits(seq), iv,
 			     iv + OSIM_IV_LEN,
-			     p.end - p.l4 - hlen, false);
+			     p.end - eoff - hlen, false);
 	if (err) {
 		spin_lock_bh(&f->lock);
 		f->bad_icv++;
@@ -693,17 +798,30 @@ u64 osim_ipsec_rx(struct osim_dev *dev, struct sk_buff *skb)
 	 * neither ESP's header and IV nor its trailer and ICV. The pad length
 	 * is decrypted now; a bad one fails the decap below.
 	 */
-	plen = p.end - p.l4 - hlen - OSIM_ICV_LEN;
-	padlen = skb->data[p.l4 + hlen + plen - 2];
+	plen = p.end - eoff - hlen - OSIM_ICV_LEN;
+	padlen = skb->data[eoff + hlen + plen - 2];
 	if (padlen + 2 <= plen)
 		f->bytes += plen - padlen - 2;
 	osim_flow_changed(ips, f);
 	spin_unlock_bh(&f->lock);
 
 	status = OCTEP_SDP_IPSEC_OK;
+	if (uh) {
+		osim_ipsec_inc(ips, OSIM_RX_NATT);
+		/* Crypto offload: what the checksum covered is plain text now. */
+		uh->check = 0;
+		/*
+		 * Transport mode: a NAT rewrote the addresses the inner
+		 * checksum covers; as esp_input_done2(), it is not checked.
+		 */
+		if (f->type == OCTEP_SDP_FLOW_TYPE_PACKET &&
+		    f->mode == OCTEP_SDP_FLOW_MODE_TRANSPORT)
+			csum = FIELD_PREP(OCTEP_SDP_RX_CSUM,
+					  OCTEP_SDP_RX_CSUM_OK);
+	}
 	if (f->type == OCTEP_SDP_FLOW_TYPE_PACKET) {
 		/* Then the policy check, on what the tunnel carried. */
-		if (osim_esp_decap(f, skb, &p) || osim_parse(skb, &p))
+		if (osim_esp_decap(f, skb, &p, eoff) || osim_parse(skb, &p))
 			status = OCTEP_SDP_IPSEC_MALFORMED;
 		else
 			status = osim_pol_in(ips, skb, &p, f);
@@ -731,5 +849,6 @@ out:
 		osim_ipsec_inc(ips, OSIM_RX_MALFORMED);
 		break;
 	}
-	return osim_rx_ext(status, handle);
+	return osim_rx_ext(status, handle) |
+	       (status == OCTEP_SDP_IPSEC_OK ? csum : 0);
 }

@@ -172,7 +172,51 @@ static int osim_flow_check(const struct octep_sdp_mbox_flow *r)
 	default:
 		return -EINVAL;
 	}
+	if (r->rsvd2[0] || r->rsvd2[1] || r->rsvd2[2])
+		return -EINVAL;
+	switch (r->encap) {
+	case OCTEP_SDP_FLOW_ENCAP_NONE:
+		break;
+	case OCTEP_SDP_FLOW_ENCAP_ESPINUDP:
+		/* RFC 3948's zero checksum is IPv4's alone. */
+		if (r->family != 4 || !r->encap_sport || !r->encap_dport)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
 	return 0;
+}
+
+/*
+ * ips->natt_ports: how many inbound ESPINUDP entries take UDP to @port.
+ * The engine looks a datagram's port up there before it looks for ESP.
+ */
+static int osim_natt_port_get(struct osim_ipsec *ips, __be16 port)
+{
+	void *v;
+
+	lockdep_assert_held(&ips->table_lock);
+	v = xa_load(&ips->natt_ports, (__force u16)port);
+	v = xa_mk_value(v ? xa_to_value(v) + 1 : 1);
+	return xa_err(xa_store(&ips->natt_ports, (__force u16)port, v,
+			       GFP_KERNEL));
+}
+
+static void osim_natt_port_put(struct osim_ipsec *ips, __be16 port)
+{
+	unsigned long n;
+	void *v;
+
+	lockdep_assert_held(&ips->table_lock);
+	v = xa_load(&ips->natt_ports, (__force u16)port);
+	n = v ? xa_to_value(v) : 0;
+	if (n <= 1)
+		xa_erase(&ips->natt_ports, (__force u16)port);
+	else
+		/* Replaces an existing slot: no allocation. */
+		xa_store(&ips->natt_ports, (__force u16)port,
+			 xa_mk_value(n - 1), GFP_ATOMIC);
 }
 
 static int osim_flow_add(struct osim_ipsec *ips,
@@ -188,6 +232,9 @@ static int osim_flow_add(struct osim_ipsec *ips,
 	status = osim_flow_check(r);
 	if (status)
 		return status;
+	/* Pairs with debugfs writes of "features". */
+	if (r->encap && !(READ_ONCE(ips->features) & OCTEP_SDP_FEAT_NATT))
+		return -EOPNOTSUPP;
 
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
@@ -200,6 +247,9 @@ static int osim_flow_add(struct osim_ipsec *ips,
 	f->inner_family = le32_to_cpu(r->inner_family);
 	f->reqid = le32_to_cpu(r->reqid);
 	f->esn = r->flags & OCTEP_SDP_FLOW_F_ESN;
+	f->encap = r->encap;
+	f->sport = r->encap_sport;
+	f->dport = r->encap_dport;
 	f->spi = r->spi;
 	memcpy(f->salt, r->salt, sizeof(f->salt));
 	memcpy(f->saddr, r->saddr, sizeof(f->saddr));
@@ -257,10 +307,17 @@ static int osim_flow_add(struct osim_ipsec *ips,
 	 * delete of an entry that is gone (its response was lost) does not
 	 * hit a newer one.
 	 */
+	if (d == OSIM_FLOW_IN && f->encap &&
+	    osim_natt_port_get(ips, f->dport)) {
+		status = -ENOMEM;
+		goto err_unlock;
+	}
 	err = xa_alloc_cyclic(&ips->flows[d], &id, f,
 			      XA_LIMIT(1, OSIM_FLOW_CAP_MAX), &ips->next_id[d],
 			      GFP_KERNEL);
 	if (err < 0) {
+		if (d == OSIM_FLOW_IN && f->encap)
+			osim_natt_port_put(ips, f->dport);
 		status = err == -EBUSY ? -ENOSPC : -ENOMEM;
 		goto err_unlock;
 	}
@@ -297,6 +354,8 @@ static void osim_flow_unlink(struct osim_ipsec *ips, struct osim_flow *f)
 {
 	lockdep_assert_held(&ips->table_lock);
 	xa_erase(&ips->flows[f->dir], f->handle & ~OSIM_FLOW_H_OUT);
+	if (f->dir == OSIM_FLOW_IN && f->encap)
+		osim_natt_port_put(ips, f->dport);
 	if (f->dir == OSIM_FLOW_IN)
 		hash_del_rcu(&f->hnode);
 	else if (f->type == OCTEP_SDP_FLOW_TYPE_PACKET)
@@ -554,6 +613,44 @@ static int osim_flow_update(struct osim_ipsec *ips, u32 handle, u32 seq_hi)
 	return status;
 }
 
+/*
+ * FLOW_ENCAP: an ESPINUDP entry's ports move (the host followed a NAT's
+ * new mapping). Outbound frames after the answer carry the new ones.
+ */
+static int osim_flow_encap(struct osim_ipsec *ips, u32 handle, u64 ports)
+{
+	__be16 sport = (__force __be16)FIELD_GET(OCTEP_SDP_ENCAP_SPORT, ports);
+	__be16 dport = (__force __be16)FIELD_GET(OCTEP_SDP_ENCAP_DPORT, ports);
+	struct osim_flow *f;
+	int status = 0;
+
+	if (!sport || !dport || (ports & ~(OCTEP_SDP_ENCAP_SPORT |
+					   OCTEP_SDP_ENCAP_DPORT)))
+		return -EINVAL;
+	mutex_lock(&ips->table_lock);
+	f = osim_flow_get(ips, handle);
+	if (!f) {
+		status = -ENOENT;
+	} else if (!f->encap) {
+		status = -EINVAL;
+	} else {
+		if (f->dir == OSIM_FLOW_IN && f->dport != dport) {
+			status = osim_natt_port_get(ips, dport);
+			if (!status)
+				osim_natt_port_put(ips, f->dport);
+		}
+		if (!status) {
+			spin_lock_bh(&f->lock);
+			f->sport = sport;
+			/* Read locklessly by the inbound path. */
+			WRITE_ONCE(f->dport, dport);
+			spin_unlock_bh(&f->lock);
+		}
+	}
+	mutex_unlock(&ips->table_lock);
+	return status;
+}
+
 /**
  * osim_flow_cmd() - answer one mailbox request
  * @ips: IPsec state
@@ -592,9 +689,11 @@ int osim_flow_cmd(struct osim_ipsec *ips, u8 cmd, const __le64 *req,
 		*resp_words = DIV_ROUND_UP(sizeof(info), 8);
 		return 0;
 	case OCTEP_SDP_MBOX_FLOW_ADD:
-		if (req_words * 8 < sizeof(fl))
+		/* A host without OCTEP_SDP_FEAT_NATT sends the shorter body. */
+		if (req_words * 8 < OCTEP_SDP_MBOX_FLOW_V1_LEN)
 			return -EINVAL;
-		memcpy(&fl, req, sizeof(fl));
+		memset(&fl, 0, sizeof(fl));
+		memcpy(&fl, req, min_t(size_t, req_words * 8, sizeof(fl)));
 		status = osim_flow_add(ips, &fl, &handle);
 		memzero_explicit(&fl, sizeof(fl));
 		if (status)
@@ -641,6 +740,13 @@ int osim_flow_cmd(struct osim_ipsec *ips, u8 cmd, const __le64 *req,
 			return -EINVAL;
 		return osim_flow_update(ips, (u32)le64_to_cpu(req[0]),
 					(u32)le64_to_cpu(req[1]));
+	case OCTEP_SDP_MBOX_FLOW_ENCAP:
+		if (!(READ_ONCE(ips->features) & OCTEP_SDP_FEAT_NATT))
+			return -EOPNOTSUPP;
+		if (req_words < 2)
+			return -EINVAL;
+		return osim_flow_encap(ips, (u32)le64_to_cpu(req[0]),
+				       le64_to_cpu(req[1]));
 	case OCTEP_SDP_MBOX_POLICY_ADD:
 		if (!(READ_ONCE(ips->features) & OCTEP_SDP_FEAT_POLICY))
 			return -EOPNOTSUPP;
@@ -665,6 +771,7 @@ void osim_flow_table_init(struct osim_ipsec *ips)
 	xa_init_flags(&ips->flows[OSIM_FLOW_IN], XA_FLAGS_ALLOC1);
 	xa_init_flags(&ips->flows[OSIM_FLOW_OUT], XA_FLAGS_ALLOC1);
 	hash_init(ips->in_hash);
+	xa_init(&ips->natt_ports);
 	osim_pol_init(ips);
 	ips->cap[OSIM_FLOW_IN] = OSIM_FLOW_CAP_DEF;
 	ips->cap[OSIM_FLOW_OUT] = OSIM_FLOW_CAP_DEF;
@@ -696,6 +803,7 @@ void osim_flow_table_fini(struct osim_ipsec *ips)
 		}
 		xa_destroy(&ips->pols[d]);
 	}
+	xa_destroy(&ips->natt_ports);
 	mutex_unlock(&ips->table_lock);
 	synchronize_rcu();
 	list_for_each_entry_safe(f, tmp, &dead, dead)

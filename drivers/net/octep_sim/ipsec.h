@@ -32,7 +32,7 @@ struct crypto_aead;
 #define OSIM_ICV_LEN		16
 #define OSIM_IV_LEN		8
 /* Commands counted one by one in debugfs mbox_cmds (the rest as one). */
-#define OSIM_MBOX_NCMD		(OCTEP_SDP_MBOX_FLOW_STATS_MANY + 1)
+#define OSIM_MBOX_NCMD		(OCTEP_SDP_MBOX_FLOW_ENCAP + 1)
 
 /**
  * struct osim_flow - one flow-table entry (an ESP security association)
@@ -47,6 +47,10 @@ struct crypto_aead;
  * @inner_family: packet-offload tunnel, outbound: 4, 6 or 0 for either
  * @reqid: the reqid policies name it by (packet offload, outbound)
  * @esn: 64-bit sequence numbers
+ * @encap: OCTEP_SDP_FLOW_ENCAP_* (outer IPv4 only)
+ * @sport: ESPINUDP: UDP source port, network order (under @lock: FLOW_ENCAP)
+ * @dport: ESPINUDP: UDP destination port (inbound: under table_lock too,
+ *	for ips->natt_ports)
  * @spi: SPI, network order
  * @salt: rfc4106 nonce salt (part of the key given to the cipher)
  * @saddr: outer source address
@@ -79,6 +83,9 @@ struct osim_flow {
 	u8 inner_family;
 	u32 reqid;
 	bool esn;
+	u8 encap;
+	__be16 sport;
+	__be16 dport;
 	__be32 spi;
 	u8 salt[4];
 	u8 saddr[16];
@@ -118,6 +125,9 @@ enum osim_ipsec_cnt {
 	OSIM_RX_POL_BLOCK,	/* dropped: an inbound block policy */
 	OSIM_RX_POL_MISMATCH,	/* dropped: clear under IPSEC, or wrong SA */
 	OSIM_RX_EXPIRED,	/* dropped: the entry's hard limit reached */
+	OSIM_TX_NATT,		/* ESP in UDP sent (both offload types) */
+	OSIM_RX_NATT,		/* ESP in UDP decrypted and verified */
+	OSIM_RX_NATT_PASS,	/* keepalive or IKE to a NAT-T port: up as is */
 	OSIM_IPSEC_NCNT,
 };
 
@@ -158,6 +168,8 @@ enum osim_ipsec_cnt {
  * @cap: capacity each way (debugfs, applies to later adds)
  * @used: entries installed each way
  * @next_id: where each way's cyclic handle allocation goes on
+ * @natt_ports: UDP destination ports of inbound ESPINUDP entries (network
+ *	order) to how many entries use each, as xarray values (RCU readers)
  * @changed: each way's packet-offload entries, by index, whose counters
  *	changed since FLOW_STATS_MANY reported them (osim_flow_changed())
  * @cnt: datapath counters, enum osim_ipsec_cnt
@@ -204,6 +216,7 @@ struct osim_ipsec {
 	u32 cap[2];
 	u32 used[2];
 	u32 next_id[2];
+	struct xarray natt_ports;
 	unsigned long changed[2][BITS_TO_LONGS(OSIM_FLOW_CAP_MAX + 1)];
 
 	atomic64_t cnt[OSIM_IPSEC_NCNT];

@@ -329,11 +329,19 @@ static int osim_ipsec_table_show(struct seq_file *m, void *v)
 
 	mutex_lock(&ips->table_lock);
 	for (d = 0; d < 2; d++) {
-		xa_for_each(&ips->flows[d], i, f)
-			seq_printf(m, "flow %s %#x spi %#x reqid %u %s\n",
+		xa_for_each(&ips->flows[d], i, f) {
+			seq_printf(m, "flow %s %#x spi %#x reqid %u %s",
 				   way[d], f->handle, ntohl(f->spi), f->reqid,
 				   f->type == OCTEP_SDP_FLOW_TYPE_PACKET ?
 				   "packet" : "crypto");
+			/* Ports as FLOW_ENCAP last set them (f->lock). */
+			spin_lock_bh(&f->lock);
+			if (f->encap)
+				seq_printf(m, " espinudp %u %u",
+					   ntohs(f->sport), ntohs(f->dport));
+			spin_unlock_bh(&f->lock);
+			seq_putc(m, '\n');
+		}
 		xa_for_each(&ips->pols[d], i, pol)
 			seq_printf(m, "policy %s %#x priority %u action %u reqid %u\n",
 				   way[d], pol->handle, pol->priority,
@@ -358,6 +366,7 @@ static int osim_ipsec_cmds_show(struct seq_file *m, void *v)
 		[OCTEP_SDP_MBOX_FLOW_LIST] = "flow_list",
 		[OCTEP_SDP_MBOX_POLICY_ADD] = "policy_add",
 		[OCTEP_SDP_MBOX_FLOW_STATS_MANY] = "flow_stats_many",
+		[OCTEP_SDP_MBOX_FLOW_ENCAP] = "flow_encap",
 	};
 	struct osim_ipsec *ips = m->private;
 	int i;
@@ -388,6 +397,9 @@ static const char * const osim_ipsec_cnt_names[OSIM_IPSEC_NCNT] = {
 	[OSIM_RX_POL_BLOCK] = "rx_pol_block",
 	[OSIM_RX_POL_MISMATCH] = "rx_pol_mismatch",
 	[OSIM_RX_EXPIRED] = "rx_expired",
+	[OSIM_TX_NATT] = "tx_natt",
+	[OSIM_RX_NATT] = "rx_natt",
+	[OSIM_RX_NATT_PASS] = "rx_natt_pass",
 };
 
 static void osim_ipsec_debugfs(struct osim_ipsec *ips)
@@ -441,7 +453,7 @@ int osim_ipsec_init(struct osim_dev *dev)
 			OCTEP_SDP_FEAT_ESN | OCTEP_SDP_FEAT_TUNNEL |
 			OCTEP_SDP_FEAT_IPV6 | OCTEP_SDP_FEAT_DEL_MANY |
 			OCTEP_SDP_FEAT_LIST | OCTEP_SDP_FEAT_POLICY |
-			OCTEP_SDP_FEAT_STATS_MANY;
+			OCTEP_SDP_FEAT_STATS_MANY | OCTEP_SDP_FEAT_NATT;
 	spin_lock_init(&ips->mbox_lock);
 	INIT_DELAYED_WORK(&ips->mbox_work, osim_mbox_work);
 	osim_flow_table_init(ips);

@@ -16,6 +16,7 @@
 #include <linux/auxiliary_bus.h>
 #include <linux/bits.h>
 #include <linux/if_ether.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 
 #define OCTEP_SDP_MAX_RINGS		16
@@ -350,6 +351,7 @@ enum octep_sdp_mbox_cmd {
 	OCTEP_SDP_MBOX_FLOW_LIST = 7,		/* OCTEP_SDP_FEAT_LIST */
 	OCTEP_SDP_MBOX_POLICY_ADD = 8,		/* OCTEP_SDP_FEAT_POLICY */
 	OCTEP_SDP_MBOX_FLOW_STATS_MANY = 9,	/* OCTEP_SDP_FEAT_STATS_MANY */
+	OCTEP_SDP_MBOX_FLOW_ENCAP = 10,		/* OCTEP_SDP_FEAT_NATT */
 };
 
 /*
@@ -405,6 +407,7 @@ struct octep_sdp_mbox_info {
 #define OCTEP_SDP_FEAT_LIST		BIT(6)	/* FLOW_LIST */
 #define OCTEP_SDP_FEAT_POLICY		BIT(7)	/* POLICY_ADD, IPSEC_CNT */
 #define OCTEP_SDP_FEAT_STATS_MANY	BIT(8)	/* FLOW_STATS_MANY */
+#define OCTEP_SDP_FEAT_NATT		BIT(9)	/* encap, FLOW_ENCAP */
 
 #define OCTEP_SDP_FLOW_DIR_IN		1
 #define OCTEP_SDP_FLOW_DIR_OUT		2
@@ -414,6 +417,8 @@ struct octep_sdp_mbox_info {
 #define OCTEP_SDP_FLOW_TYPE_PACKET	2	/* block builds and strips ESP */
 #define OCTEP_SDP_FLOW_ALG_RFC4106	1	/* AES-GCM, 8-byte IV, 4-byte salt */
 #define OCTEP_SDP_FLOW_F_ESN		BIT(0)
+#define OCTEP_SDP_FLOW_ENCAP_NONE	0
+#define OCTEP_SDP_FLOW_ENCAP_ESPINUDP	1	/* RFC 3948, IPv4 outer only */
 #define OCTEP_SDP_FLOW_MAX_REPLAY	1024	/* packets */
 
 /**
@@ -449,6 +454,22 @@ struct octep_sdp_mbox_info {
  * @hard_bytes: the same in bytes as FLOW_STATS counts them (the plain
  *	text ESP carries): the packet that finds the count at or past it is
  *	dropped; 0 for no limit
+ * @encap: OCTEP_SDP_FLOW_ENCAP_* (OCTEP_SDP_FEAT_NATT; a host without it
+ *	sends the request up to here, the block reads the rest as zero)
+ * @rsvd2: zero
+ * @encap_sport: ESPINUDP: the UDP source port, network order
+ * @encap_dport: ESPINUDP: the UDP destination port, network order
+ *
+ * ESPINUDP (RFC 3948), outer IPv4: outbound, packet offload, the block
+ * puts a UDP header of the entry's ports (checksum 0) between the outer
+ * IP header and ESP; crypto offload, the host built it and the block
+ * finds ESP after it. Inbound, a UDP datagram to an entry's
+ * @encap_dport whose payload is longer than 8 bytes and starts with a
+ * nonzero word is ESP for that entry's SPI: packet offload strips the
+ * UDP header with ESP; crypto offload decrypts in place and zeroes the
+ * UDP checksum. A 1-byte 0xff payload (NAT keepalive) or a zero first
+ * word (IKE's non-ESP marker) goes up untouched; a UDP length that
+ * disagrees with the IP one is OCTEP_SDP_IPSEC_MALFORMED.
  *
  * The FLOW_ADD response body is the status word then the handle word (low
  * 32 bits): the handle names the entry in the instruction's
@@ -477,13 +498,26 @@ struct octep_sdp_mbox_flow {
 	__le32 rsvd;
 	__le64 hard_packets;
 	__le64 hard_bytes;
+	u8 encap;
+	u8 rsvd2[3];
+	__be16 encap_sport;
+	__be16 encap_dport;
 };
+
+/* The FLOW_ADD body of a host that does not know OCTEP_SDP_FEAT_NATT. */
+#define OCTEP_SDP_MBOX_FLOW_V1_LEN	offsetof(struct octep_sdp_mbox_flow, encap)
 
 /*
  * FLOW_DEL and FLOW_STATS request bodies: one word, the handle. FLOW_UPDATE:
  * the handle word, then a word with the host's ESN high half in 31:0
  * (advance_esn): an inbound entry whose window is behind moves up to it.
+ * FLOW_ENCAP (OCTEP_SDP_FEAT_NATT): the handle word, then a word with an
+ * ESPINUDP entry's new source port in 15:0 and destination port in 31:16
+ * (network order, as in FLOW_ADD): a NAT's mapping moved. EINVAL for an
+ * entry without encap.
  */
+#define OCTEP_SDP_ENCAP_SPORT		GENMASK_ULL(15, 0)
+#define OCTEP_SDP_ENCAP_DPORT		GENMASK_ULL(31, 16)
 
 /**
  * struct octep_sdp_mbox_flow_stats - FLOW_STATS response body after status
