@@ -89,6 +89,8 @@ static bool octep_ipsec_lacks(const struct octep_ipsec *ips,
 	else if ((x->props.family == AF_INET6 || x->sel.family == AF_INET6) &&
 		 !(feat & OCTEP_SDP_FEAT_IPV6))
 		what = "IPv6";
+	else if (x->encap && !(feat & OCTEP_SDP_FEAT_NATT))
+		what = "NAT-T (ESP in UDP)";
 	if (!what)
 		return false;
 	NL_SET_ERR_MSG_FMT_MOD(extack,
@@ -188,9 +190,16 @@ static int octep_ipsec_validate(struct octep_ipsec *ips, struct xfrm_state *x,
 		NL_SET_ERR_MSG_MOD(extack, "Cannot offload an IV generator other than seqiv");
 		return -EOPNOTSUPP;
 	}
-	if (x->encap) {
+	if (x->encap && x->encap->encap_type != UDP_ENCAP_ESPINUDP) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "Cannot offload encap type %u: only espinudp is",
+				       x->encap->encap_type);
+		return -EOPNOTSUPP;
+	}
+	/* The block sends RFC 3948's zero UDP checksum, which is IPv4's. */
+	if (x->encap && x->props.family != AF_INET) {
 		NL_SET_ERR_MSG_MOD(extack,
-				   "Cannot offload UDP-encapsulated (NAT-T) ESP: the flow table carries plain ESP only");
+				   "Cannot offload NAT-T over IPv6: ESP in UDP/IPv6 needs a UDP checksum the block does not compute");
 		return -EOPNOTSUPP;
 	}
 	if (x->tfcpad) {
@@ -276,6 +285,11 @@ static void octep_ipsec_fill(const struct xfrm_state *x,
 	memcpy(fl->saddr, &x->props.saddr, alen);
 	memcpy(fl->daddr, &x->id.daddr, alen);
 	fl->reqid = cpu_to_le32(x->props.reqid);
+	if (x->encap) {
+		fl->encap = OCTEP_SDP_FLOW_ENCAP_ESPINUDP;
+		fl->encap_sport = x->encap->encap_sport;
+		fl->encap_dport = x->encap->encap_dport;
+	}
 	/*
 	 * Packet offload: the block counts, so the block stops at the hard
 	 * limit, both ways; the stack hears of it at the next stats poll.
@@ -296,8 +310,11 @@ static int octep_ipsec_flow_add(struct octep_ipsec *ips, struct xfrm_state *x,
 	int err;
 
 	octep_ipsec_fill(x, &fl);
+	/* A block without NAT-T takes the body without its fields. */
 	err = octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_ADD, &fl,
-			      sizeof(fl), &h, sizeof(h));
+			      octep_ipsec_has(ips, OCTEP_SDP_FEAT_NATT) ?
+			      sizeof(fl) : OCTEP_SDP_MBOX_FLOW_V1_LEN,
+			      &h, sizeof(h));
 	memzero_explicit(&fl, sizeof(fl));
 	*handle = (u32)le64_to_cpu(h);
 	return err;
@@ -497,6 +514,12 @@ static int octep_ipsec_state_add(struct net_device *dev, struct xfrm_state *x,
 	sa->spi = x->id.spi;
 	sa->daddr = x->id.daddr;
 	sa->family = x->props.family;
+	/* And these ports (octep_ipsec_encap_stale() follows them). */
+	if (x->encap) {
+		sa->encap = true;
+		sa->sport = x->encap->encap_sport;
+		sa->dport = x->encap->encap_dport;
+	}
 	/* FLOW_ADD gives the block this high half (octep_ipsec_fill()). */
 	if (x->replay_esn)
 		sa->esn_hi = x->replay_esn->seq_hi;

@@ -28,6 +28,12 @@
  * @where: OCTEP_SA_LIVE, _DEAD or _ORPHAN (under ips->lock)
  * @replaced: the block gave its handle to a newer entry: this one is gone
  * @seen: the last resync's list showed its handle (an orphan's)
+ * @encap: the state is ESP in UDP (the block's entry is ESPINUDP)
+ * @encap_dirty: the state's ports moved: ctl_work is to send FLOW_ENCAP
+ *	(under ips->lock)
+ * @sport: the UDP source port the block's entry has (network order;
+ *	written under ips->lock, read locklessly)
+ * @dport: the same, destination
  * @spi: inbound: the SPI, @daddr and @family, to find a dead entry that
  *	still holds them in the block when an add gets EEXIST
  * @daddr: see @spi
@@ -48,6 +54,10 @@ struct octep_ipsec_sa {
 	u8 where;
 	bool replaced;
 	bool seen;
+	bool encap;
+	bool encap_dirty;
+	__be16 sport;
+	__be16 dport;
 	__be32 spi;
 	xfrm_address_t daddr;
 	u16 family;
@@ -133,6 +143,8 @@ void octep_ipsec_queue_dead(struct octep_ipsec *ips,
 			    struct octep_ipsec_sa *ent);
 void octep_ipsec_check_expire(struct xfrm_state *x);
 /* xfrm_ctl.c */
+bool octep_ipsec_encap_stale(struct octep_ipsec_sa *sa,
+			     const struct xfrm_state *x);
 int octep_ipsec_mbox_errmsg(int err, const char *what,
 			    struct netlink_ext_ack *extack);
 int octep_ipsec_mbox_down(struct octep_ipsec *ips,

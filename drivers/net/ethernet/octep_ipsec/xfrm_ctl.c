@@ -5,8 +5,10 @@
  * Deletes are batched and retried from ctl_work, outside the xfrm core's
  * locks; after a mailbox outage a resync lists the block's entries and
  * frees the orphans the host no longer knows. Inbound ESN states tell the
- * block when their window enters a new 2^32 (FLOW_UPDATE).
+ * block when their window enters a new 2^32 (FLOW_UPDATE), NAT-T states
+ * when a NAT moved their ports (FLOW_ENCAP).
  */
+#include <linux/bitfield.h>
 #include <net/xfrm.h>
 
 #include "octep_ipsec.h"
@@ -460,11 +462,102 @@ static void octep_ipsec_esn_updates(struct octep_ipsec *ips)
 }
 
 /**
+ * octep_ipsec_encap_stale() - has the block other NAT-T ports than the state
+ * @sa: the state's entry
+ * @x: the state
+ *
+ * A NAT's mapping moved: the key manager updated @x (xfrm_state_update()
+ * copies the new encap into the offloaded state and tells no driver). The
+ * first to see it queues FLOW_ENCAP for ctl_work; until the block has the
+ * ports, a packet-offload state sends nothing (octep_ipsec_offload_ok()).
+ * A torn read of the ports costs at most a FLOW_ENCAP that changes nothing.
+ *
+ * Context: any; takes ips->lock (under x->lock from update_stats).
+ * Return: true while the block's ports are not @x's.
+ */
+bool octep_ipsec_encap_stale(struct octep_ipsec_sa *sa,
+			     const struct xfrm_state *x)
+{
+	struct octep_ipsec *ips = sa->ips;
+	bool queue;
+
+	if (!sa->encap || !x->encap || !READ_ONCE(sa->handle))
+		return false;
+	if (READ_ONCE(x->encap->encap_sport) == READ_ONCE(sa->sport) &&
+	    READ_ONCE(x->encap->encap_dport) == READ_ONCE(sa->dport))
+		return false;
+	spin_lock_bh(&ips->lock);
+	queue = !sa->encap_dirty;
+	sa->encap_dirty = true;
+	spin_unlock_bh(&ips->lock);
+	if (queue)
+		mod_delayed_work(system_wq, &ips->ctl_work, 0);
+	return true;
+}
+
+/*
+ * Send the NAT-T ports octep_ipsec_encap_stale() found moved. An entry is
+ * looked up again by its handle after the exchange: its state may have
+ * been freed meanwhile. Return: 0 or the first failed exchange's error
+ * (the entry stays dirty, for ctl_work's retry).
+ */
+static int octep_ipsec_encap_updates(struct octep_ipsec *ips)
+{
+	__be16 sport = 0, dport = 0;
+	struct octep_ipsec_sa *sa;
+	__le64 req[2];
+	u32 handle;
+	int err;
+
+	for (;;) {
+		handle = 0;
+		spin_lock_bh(&ips->lock);
+		list_for_each_entry(sa, &ips->sas, node) {
+			if (sa->encap_dirty && sa->handle) {
+				sa->encap_dirty = false;
+				handle = sa->handle;
+				sport = READ_ONCE(sa->x->encap->encap_sport);
+				dport = READ_ONCE(sa->x->encap->encap_dport);
+				break;
+			}
+		}
+		spin_unlock_bh(&ips->lock);
+		if (!handle)
+			return 0;
+		req[0] = cpu_to_le64(handle);
+		req[1] = cpu_to_le64(FIELD_PREP(OCTEP_SDP_ENCAP_SPORT,
+						(__force u16)sport) |
+				     FIELD_PREP(OCTEP_SDP_ENCAP_DPORT,
+						(__force u16)dport));
+		err = octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_ENCAP,
+				      req, sizeof(req), NULL, 0);
+		spin_lock_bh(&ips->lock);
+		sa = xa_load(&ips->owned, handle);
+		if (sa && sa->where == OCTEP_SA_LIVE) {
+			if (err) {
+				sa->encap_dirty = true;
+			} else {
+				/* Read locklessly by encap_stale. */
+				WRITE_ONCE(sa->sport, sport);
+				WRITE_ONCE(sa->dport, dport);
+			}
+		}
+		spin_unlock_bh(&ips->lock);
+		if (err && err != -ENOENT) {
+			dev_warn(ips->oct->dev,
+				 "NAT-T port update of flow %#x failed (%d): retried\n",
+				 handle, err);
+			return err;
+		}
+	}
+}
+
+/**
  * octep_ipsec_ctl_work() - the control worker, one per device
  * @work: ips->ctl_work
  *
  * Deletes the entries of freed states in batches, resyncs when something
- * leaked, sends ESN updates. Nothing waits for it (an add at most waits a
+ * leaked, sends ESN and NAT-T port updates. Nothing waits for it (an add at most waits a
  * bounded while for room): a mailbox that times out delays only this
  * worker, which then retries with a back-off.
  */
@@ -478,6 +571,8 @@ void octep_ipsec_ctl_work(struct work_struct *work)
 
 	err = octep_ipsec_drain(ips);
 	octep_ipsec_esn_updates(ips);
+	if (octep_ipsec_encap_updates(ips) && !err)
+		err = -EIO;
 	spin_lock_bh(&ips->lock);
 	dying = ips->dying;
 	want = test_bit(OCTEP_IPSEC_F_RESYNC, &ips->flags) || ips->n_orphans;

@@ -77,6 +77,13 @@ bool octep_ipsec_offload_ok(struct sk_buff *skb, struct xfrm_state *x)
 	/* A larval state has no entry. */
 	if (!sa || !READ_ONCE(sa->handle))
 		goto out;
+	/*
+	 * Crypto offload: the stack writes the UDP header, the block's
+	 * ports are not used out. Packet offload: none go with stale ones.
+	 */
+	if (octep_ipsec_encap_stale(sa, x) &&
+	    x->xso.type == XFRM_DEV_OFFLOAD_PACKET)
+		goto out;
 	if (x->xso.type != XFRM_DEV_OFFLOAD_PACKET) {
 		ok = true;
 		goto out;

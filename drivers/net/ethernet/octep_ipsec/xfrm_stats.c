@@ -293,7 +293,8 @@ static void octep_ipsec_sync_oseq(struct xfrm_state *x, u64 seq)
  * The stack does not count; the block does, as the stack would
  * (xfrm_output_one(), xfrm_input()). The counts are at most
  * OCTEP_IPSEC_STATS_MS old. Replay and ICV drops are charged to the state
- * as they happen: octep_ipsec_rx_account().
+ * as they happen: octep_ipsec_rx_account(). Also notices moved NAT-T
+ * ports, for every offload type.
  *
  * Context: atomic.
  */
@@ -302,6 +303,12 @@ void octep_ipsec_update_stats(struct xfrm_state *x)
 	struct octep_ipsec_sa *sa = (void *)x->xso.offload_handle;
 	u64 packets, bytes, seq;
 
+	/*
+	 * The stack calls this (under x->lock) from the timer that
+	 * xfrm_state_update() starts: a NAT-T port change is seen here.
+	 */
+	if (sa)
+		octep_ipsec_encap_stale(sa, x);
 	if (!sa || sa->type != XFRM_DEV_OFFLOAD_PACKET)
 		return;
 	spin_lock_bh(&sa->ips->lock);

@@ -4,7 +4,7 @@
 # What the flow table cannot do is refused with a precise extack message
 # (checked word for word), and nothing is left in the block: an ICV other
 # than 128 bits, AES-192, authenticated (non-AEAD) states, a replay window
-# above 1024, UDP encapsulation, BEET mode. Software ESP can do all of
+# above 1024, UDP encapsulation (NAT-T) over IPv6, BEET mode. Software ESP can do all of
 # these: a crypto-offload request falls back to it (the state is added
 # without offload, the message a warning, as ip(8) and an IKE daemon's
 # hw_offload=auto expect) and carries traffic; a packet-offload request
@@ -107,8 +107,9 @@ fallback "Cannot offload authenticated xfrm states: use AEAD rfc4106(gcm(aes))" 
 	auth 'hmac(sha256)' 0x0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
 DIR=in fallback "Replay window of 2048 packets: the flow table allows 1024" \
 	mode transport flag esn replay-window 2048 $GCM "$IPSEC_K128" 128
-fallback "Cannot offload UDP-encapsulated (NAT-T) ESP: the flow table carries plain ESP only" \
-	mode transport encap espinudp 4500 4500 0.0.0.0 $GCM "$IPSEC_K128" 128
+O_H=$HOST_IP6 O_P=$PEER_IP6 fallback \
+	"Cannot offload NAT-T over IPv6: ESP in UDP/IPv6 needs a UDP checksum the block does not compute" \
+	mode transport encap espinudp 4500 4500 :: $GCM "$IPSEC_K128" 128
 fallback "Only transport and tunnel mode xfrm states can be offloaded" \
 	mode beet $GCM "$IPSEC_K128" 128
 packet_refused "AES-192 key: only AES-128 and AES-256 (+ salt) can be offloaded" \
