@@ -58,36 +58,6 @@ SEND_UDP='import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.sendto(b"SECRET", (sys.argv[1], 9))'
 
-# capture IF FILE: start capturing IF in the peer (or, with IF host:X, X
-# on the host) into FILE; cap_stop ends it.
-capture()
-{
-	local dev=$1 ns=(in_peer)
-
-	if [ "${dev#host:}" != "$dev" ]; then
-		dev=${dev#host:} ns=()
-	fi
-	"${ns[@]}" tcpdump -i "$dev" -n -U -w "$2" 2>"$2.err" &
-	CAP_PID=$!
-	# Capturing once it says so: a frame sent before would go unseen,
-	# and a capture that never started must not read as "0 clear".
-	CAP_OK=no
-	wait_for 10 grep -q "listening on" "$2.err" && CAP_OK=yes
-}
-
-cap_stop()
-{
-	sleep 1
-	kill "$CAP_PID" 2>/dev/null
-	wait "$CAP_PID" 2>/dev/null
-}
-
-# frames FILE FILTER: how many frames of FILE match FILTER.
-frames()
-{
-	tcpdump -r "$1" -n "$2" 2>/dev/null | grep -c .
-}
-
 # clear_of FILE SRC DST [VLAN]: ICMP and UDP frames between SRC and DST in
 # FILE, and whether SECRET shows in any of them.
 clear_of()

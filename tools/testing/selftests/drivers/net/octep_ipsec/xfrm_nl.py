@@ -10,6 +10,9 @@ does ("Error: ..." or "Warning: ...") and exits 2 on error.
   xfrm_nl.py state SRC DST SPI REQID MODE KEY ICV_BITS
              [--dir in|out] [--offload crypto|packet] [--dev IF]
              [--replay N] [--esn] [--oseq-hi N] [--oseq N] [--seq-hi N]
+             [--encap SPORT DPORT] [--encap-type N]
+             --encap: ESP in UDP (XFRMA_ENCAP, espinudp unless
+             --encap-type says another type), original address 0
   xfrm_nl.py policy in|out|fwd SRC/PL DST/PL TSRC TDST REQID MODE
              [--offload packet] [--dev IF] [--priority N]
              [--action allow|block] [--proto tcp|udp|icmp|N]
@@ -45,7 +48,8 @@ NLMSGERR_ATTR_MSG = 1
 NLM_F_CAPPED, NLM_F_ACK_TLVS = 0x100, 0x200
 XFRM_MSG_NEWSA, XFRM_MSG_NEWPOLICY, XFRM_MSG_UPDPOLICY = 16, 19, 25
 XFRM_MSG_ACQUIRE = 23
-XFRMA_TMPL, XFRMA_REPLAY_VAL = 5, 10
+XFRMA_ENCAP, XFRMA_TMPL, XFRMA_REPLAY_VAL = 4, 5, 10
+UDP_ENCAP_ESPINUDP = 2
 XFRMA_ALG_AEAD, XFRMA_REPLAY_ESN_VAL = 18, 23
 XFRMA_OFFLOAD_DEV = 28
 XFRM_OFFLOAD_IPV6, XFRM_OFFLOAD_INBOUND, XFRM_OFFLOAD_PACKET = 1, 2, 4
@@ -169,6 +173,11 @@ def cmd_state(a):
         # struct xfrm_replay_state: oseq, seq, bitmap.
         attrs.append(attr(XFRMA_REPLAY_VAL,
                           struct.pack('=3I', a.oseq, a.seq, 0)))
+    if a.encap:
+        # struct xfrm_encap_tmpl: type, the ports (network order), oa.
+        attrs.append(attr(XFRMA_ENCAP,
+                          struct.pack('=H', a.encap_type) +
+                          struct.pack('!HH', *a.encap) + b'\0' * 18))
     if a.offload:
         attrs.append(offload_attr(a.offload, a.dev, a.dir == 'in', fam))
     return send(XFRM_MSG_NEWSA, body, attrs)
@@ -255,6 +264,8 @@ def main():
     s.add_argument('--oseq', type=int, default=0)
     s.add_argument('--seq-hi', type=int, default=0)
     s.add_argument('--seq', type=int, default=0)
+    s.add_argument('--encap', type=int, nargs=2)
+    s.add_argument('--encap-type', type=int, default=UDP_ENCAP_ESPINUDP)
     for n in ('--soft-bytes', '--hard-bytes', '--soft-packets',
               '--hard-packets'):
         s.add_argument(n, type=int)
