@@ -486,12 +486,13 @@ bool octep_ipsec_encap_stale(struct octep_ipsec_sa *sa,
 	if (READ_ONCE(x->encap->encap_sport) == READ_ONCE(sa->sport) &&
 	    READ_ONCE(x->encap->encap_dport) == READ_ONCE(sa->dport))
 		return false;
+	/* Not once removal began: dying is set under the lock. */
 	spin_lock_bh(&ips->lock);
-	queue = !sa->encap_dirty;
+	queue = !sa->encap_dirty && !ips->dying;
 	sa->encap_dirty = true;
-	spin_unlock_bh(&ips->lock);
 	if (queue)
 		mod_delayed_work(system_wq, &ips->ctl_work, 0);
+	spin_unlock_bh(&ips->lock);
 	return true;
 }
 
