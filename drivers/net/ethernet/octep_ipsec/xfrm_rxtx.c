@@ -78,11 +78,12 @@ bool octep_ipsec_offload_ok(struct sk_buff *skb, struct xfrm_state *x)
 	if (!sa || !READ_ONCE(sa->handle))
 		goto out;
 	/*
-	 * Crypto offload: the stack writes the UDP header, the block's
-	 * ports are not used out. Packet offload: none go with stale ones.
+	 * Packet offload: none go with stale NAT-T ports. Crypto offload:
+	 * the stack writes the UDP header, the block's ports are not used
+	 * out, and update_stats notices a move without a per-packet look.
 	 */
-	if (octep_ipsec_encap_stale(sa, x) &&
-	    x->xso.type == XFRM_DEV_OFFLOAD_PACKET)
+	if (x->xso.type == XFRM_DEV_OFFLOAD_PACKET &&
+	    octep_ipsec_encap_stale(sa, x))
 		goto out;
 	if (x->xso.type != XFRM_DEV_OFFLOAD_PACKET) {
 		ok = true;
