@@ -15,6 +15,8 @@
 #   make check-matrix    the visit-rule tests under every setting of the
 #                        block's unknowns (masked x resend_pending)
 #   make check-soak      the soaks at full length on the debug kernel (~3 h)
+#   make check-trixie    every IPsec test under Debian 13's userspace (trixie.txt,
+#                        trixie-more.txt; make check runs trixie.txt's)
 #   make check-fresh     setup and build from nothing in a new Debian 12 root
 #   make demo            one TCP stream host -> peer through a model device
 #   make model           the spin model check (spec/)
@@ -48,7 +50,7 @@ SHELL_FILES = $(shell cd $(top) && \
 	done; ls tools/testing/selftests/drivers/net/octep_ipsec/*.sh \
 		tools/testing/selftests/drivers/net/octep_ipsec/*.inc)
 
-.PHONY: all modules clean distclean checkpatch kernel-doc coccicheck intree shellcheck check check-debug check-matrix check-soak check-fresh check-dkms check-oracle demo model compat dkms-install dkms-remove deb help
+.PHONY: all modules clean distclean checkpatch kernel-doc coccicheck intree shellcheck check check-debug check-matrix check-trixie check-soak check-fresh check-dkms check-oracle demo model compat dkms-install dkms-remove deb help
 
 all: modules
 
@@ -96,6 +98,9 @@ check-debug:
 
 check-matrix:
 	$(top)/scripts/check --matrix
+
+check-trixie:
+	$(top)/scripts/check --trixie
 
 check-soak:
 	$(top)/scripts/check --soak
