@@ -202,6 +202,19 @@ static int octep_ipsec_validate(struct octep_ipsec *ips, struct xfrm_state *x,
 				   "Cannot offload NAT-T over IPv6: ESP in UDP/IPv6 needs a UDP checksum the block does not compute");
 		return -EOPNOTSUPP;
 	}
+	/*
+	 * Decrypted ESP in UDP goes up with its secpath before the encap
+	 * socket's policy check, where 6.12 rejects a tunnel-mode state
+	 * whenever the socket has a policy (an IKE daemon's bypass):
+	 * software ESP would have taken it. Outbound is not affected.
+	 */
+	if (x->encap && x->xso.type == XFRM_DEV_OFFLOAD_CRYPTO &&
+	    x->xso.dir == XFRM_DEV_OFFLOAD_IN &&
+	    x->props.mode != XFRM_MODE_TRANSPORT) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "Cannot offload inbound NAT-T in tunnel mode with crypto offload: the IKE socket's policy would drop it; use packet offload");
+		return -EOPNOTSUPP;
+	}
 	if (x->tfcpad) {
 		NL_SET_ERR_MSG_MOD(extack, "Cannot offload xfrm states with TFC padding");
 		return -EOPNOTSUPP;

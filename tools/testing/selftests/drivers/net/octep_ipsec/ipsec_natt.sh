@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # NAT traversal offload: ESP in UDP (RFC 3948, "encap espinudp 4500 4500")
-# between the host and the peer, a tunnel of IPv4 in IPv4, in crypto
-# offload and then in packet offload. The peer runs software ESP with a
+# between the host and the peer, in crypto offload (transport mode) and
+# then in packet offload (a tunnel of IPv4 in IPv4). The peer runs software ESP with a
 # UDP_ENCAP_ESPINUDP socket on 4500 (as an IKE daemon keeps one), the host
 # one too (crypto offload hands the stack the decrypted ESP in UDP, which
 # reaches xfrm_input() through it; IKE's datagrams end there). The peer's
@@ -15,7 +15,8 @@
 #    none (XfrmInTmplMismatch), and the capture holds no more packets of
 #    the inner addresses than ESP-in-UDP frames from the host (the peer's
 #    ESP hands the tunnel's packets back to the same device: the
-#    capture sees each decrypted one once);
+#    capture sees each decrypted one once), in transport mode no IP
+#    frame between the two but ESP in UDP;
 #  - ethtool -S ipsec_tx/rx_packets and the model's tx_natt/rx_natt
 #    moved, and the peer's software states decrypted what the block sent;
 #  - a NAT keepalive (one byte 0xff) and an IKE datagram (zero non-ESP
@@ -34,14 +35,20 @@
 # far end decrypted them, the block decrypted the answers. Skipped
 # without nft(8).
 # Refused with the reason: NAT-T over IPv6 (crypto falls back to
-# software, packet fails), and NAT-T on a block that does not announce it.
+# software, packet fails), NAT-T on a block that does not announce it,
+# and an inbound crypto-offload state of ESP in UDP in tunnel mode (6.12
+# hands decrypted ESP in UDP to the encap socket's policy check with its
+# secpath, which rejects a tunnel-mode state when an IKE daemon's bypass
+# policy is on the socket: ipsec_strongswan_natt.sh): that one state
+# stays in software, the outbound one is offloaded, the tunnel works;
+# through the NAT too.
 
 # shellcheck disable=SC2317 # functions called through check and wait_for
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
 require_cmd ip ethtool tcpdump iperf3 python3
 
-ktap_plan 29
+ktap_plan 31
 
 ipsec_start
 in_peer ethtool -K "$WIRE_IF" gro off
@@ -50,10 +57,23 @@ on_exit rm -rf "$CAP"
 
 # A UDP_ENCAP_ESPINUDP socket (UDP_ENCAP 100, UDP_ENCAP_ESPINUDP 2) on
 # 4500 that writes what reaches it (IKE's datagrams), one hex line each.
-ENCAP_SOCK='import socket, sys
+# As an IKE daemon's, it bypasses IPsec both ways (IP_XFRM_POLICY 17: an
+# xfrm_userpolicy_info, AF_INET, no limits, action allow, dir in, out):
+# else a transport-mode policy between the two ends would claim the ESP
+# in UDP itself.
+BYPASS='import socket, struct
+def bypass(s):
+    for d in (0, 1):
+        sel = bytes(40) + struct.pack("=H", socket.AF_INET) + bytes(14)
+        lft = struct.pack("=8Q", *([2**64 - 1] * 4 + [0] * 4))
+        s.setsockopt(socket.IPPROTO_IP, 17, sel + lft + bytes(32) +
+                     struct.pack("=IIBBBB4x", 0, 0, d, 0, 0, 0))
+'
+ENCAP_SOCK=$BYPASS'import sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("0.0.0.0", 4500))
 s.setsockopt(socket.IPPROTO_UDP, 100, 2)
+bypass(s)
 with open(sys.argv[1], "w") as f:
     while True:
         f.write(s.recv(4096).hex() + "\n")
@@ -70,32 +90,34 @@ natt_sockets()
 check "UDP_ENCAP_ESPINUDP sockets on 4500, host and peer" natt_sockets ||
 	ktap_finish
 
-# PEER_SEND PORT HEX...: the peer sends each HEX payload, in clear, from
-# UDP port 4501 to the host's PORT.
-PEER_SEND='import socket, sys
+# PEER_SEND PORT HEX...: the peer sends each HEX payload, in clear (its
+# socket bypasses IPsec, as IKE's), from UDP port 4501 to the host's PORT.
+PEER_SEND=$BYPASS'import sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("0.0.0.0", 4501))
+bypass(s)
 for h in sys.argv[3:]:
     s.sendto(bytes.fromhex(h), (sys.argv[1], int(sys.argv[2])))'
 
 ipsec_case tunnel 4
 ENCAP_IP=(encap espinudp 4500 4500 0.0.0.0)
 
-# natt_install TYPE: the host's ESP-in-UDP pair (TYPE crypto|packet) and
-# its policies, and the peer's software mirror image; prints the messages.
+# natt_install TYPE [MODE]: the host's ESP-in-UDP pair (TYPE crypto|packet,
+# MODE tunnel unless given) and its policies, and the peer's software
+# mirror image; prints the messages.
 natt_install()
 {
-	local enc=("${ENCAP_IP[@]}") pol=none
+	local enc=("${ENCAP_IP[@]}") pol=none m=${2:-tunnel}
 
 	if [ "$1" = packet ]; then
 		enc=(--encap 4500 4500) pol=packet
 		ipsec_tunnel_neigh
 	fi
-	ipsec_host_sa in tunnel "$1" "${enc[@]}"
-	ipsec_host_sa out tunnel "$1" "${enc[@]}"
-	ipsec_host_pol out tunnel "$pol"
-	ipsec_host_pol in tunnel "$pol"
-	ipsec_peer tunnel "${ENCAP_IP[@]}" 2>&1
+	ipsec_host_sa in "$m" "$1" "${enc[@]}"
+	ipsec_host_sa out "$m" "$1" "${enc[@]}"
+	ipsec_host_pol out "$m" "$pol"
+	ipsec_host_pol in "$m" "$pol"
+	ipsec_peer "$m" "${ENCAP_IP[@]}" 2>&1
 }
 
 # counts: "tx rx tx_natt rx_natt natt_pass malformed sim_malformed".
@@ -109,15 +131,15 @@ counts()
 	     "$(sim_read ipsec/rx_malformed)"
 }
 
-# natt_mode TYPE: the eight cases of one offload type.
+# natt_mode TYPE MODE: the eight cases of one offload type.
 natt_mode()
 {
 	local t=$1 out c0 c1 up down u4500 esp inner pi po ka ike why ikehex
-	local tm0 tm1
+	local tm0 tm1 clear=0
 
 	ikehex=00000000$(printf 'IKE-%s' "$t" | od -An -tx1 | tr -d ' \n')
 
-	out=$(natt_install "$t")
+	out=$(natt_install "$t" "$2")
 	ipsec_both_offloaded && ktap_ok "$t: both ESP-in-UDP states offloaded" ||
 		ktap_fail "$t: both ESP-in-UDP states offloaded" "$out"
 
@@ -137,11 +159,17 @@ natt_mode()
 	tm1=$(in_peer awk '$1 == "XfrmInTmplMismatch" { print $2 }' /proc/net/xfrm_stat)
 	u4500=$(frames "$CAP/$t.pcap" "src host $O_H and udp dst port 4500")
 	esp=$(frames "$CAP/$t.pcap" "ip proto 50")
-	inner=$(frames "$CAP/$t.pcap" "ip and (host $I_H or host $I_P)")
+	if [ "$2" = transport ]; then
+		inner=0
+		clear=$(frames "$CAP/$t.pcap" "ip and not (udp port 4500)")
+	else
+		inner=$(frames "$CAP/$t.pcap" "ip and (host $I_H or host $I_P)")
+	fi
 	why="capture $CAP_OK: udp/4500 from the host $u4500, bare ESP $esp,"
-	why+=" inner $inner; peer XfrmInTmplMismatch +$((tm1 - tm0))"
+	why+=" inner $inner, other IP $clear; peer XfrmInTmplMismatch +$((tm1 - tm0))"
 	[ "$CAP_OK" = yes ] && [ "$u4500" -gt 0 ] && [ "$esp" -eq 0 ] &&
-		[ "$inner" -le "$u4500" ] && [ "$tm1" -eq "$tm0" ] &&
+		[ "$inner" -le "$u4500" ] && [ "$clear" -eq 0 ] &&
+		[ "$tm1" -eq "$tm0" ] &&
 		ktap_ok "$t: the wire carries ESP in UDP 4500 only" "$why" ||
 		ktap_fail "$t: the wire carries ESP in UDP 4500 only" "$why"
 
@@ -190,9 +218,24 @@ natt_mode()
 		ktap_fail "$t: short ESP in UDP is dropped and counted" "$why"
 }
 
-natt_mode crypto
+ipsec_case transport 4
+natt_mode crypto transport
 ipsec_flush
-natt_mode packet
+
+# Crypto offload, tunnel mode: the inbound state refused with the reason
+# and kept in software, the outbound offloaded; the tunnel works.
+ipsec_case tunnel 4
+out=$(natt_install crypto tunnel)
+why="$out; out offloaded: $(ipsec_offloaded "$IPSEC_SPI_OUT" "$O_H" "$O_P" && echo yes || echo no),"
+why+=" in offloaded: $(ipsec_offloaded "$IPSEC_SPI_IN" "$O_P" "$O_H" && echo yes || echo no)"
+ipsec_offloaded "$IPSEC_SPI_OUT" "$O_H" "$O_P" &&
+	! ipsec_offloaded "$IPSEC_SPI_IN" "$O_P" "$O_H" &&
+	grep -q "inbound NAT-T in tunnel mode with crypto offload" <<<"$out" &&
+	ktap_ok "crypto, tunnel: inbound refused with the reason, outbound offloaded" "$why" ||
+	ktap_fail "crypto, tunnel: inbound refused with the reason, outbound offloaded" "$why"
+check "crypto, tunnel: ping through the tunnel 5/5 (software decrypts)" ping_ok "$I_P" 5
+ipsec_flush
+natt_mode packet tunnel
 
 # natt_moved: the block's outbound entry sends from 4501 now.
 natt_moved()
@@ -222,41 +265,12 @@ natt_moved && [ "$rc" -eq 0 ] && [ "$n4501" -ge 5 ] && [ "$n4500" -eq 0 ] &&
 	ktap_fail "packet: a NAT mapping change moves the block's source port" "$why"
 ipsec_flush
 
-FAR_NS=natfar
-NAT_PUB=10.99.0.1	# the peer's side of the veth: the NAT's outside
-FAR=10.99.0.2
-FAR_IN=198.51.100.3	# the network behind the far end
-
-in_far()
-{
-	ip netns exec "$FAR_NS" "$@"
-}
-
-# nat_setup: the far namespace behind the peer, the peer a NAT.
+# nat_setup: the far namespace behind the peer, the peer a NAT that
+# moves the host's ESP in UDP to port 14500.
 nat_setup()
 {
-	ip netns add "$FAR_NS" &&
-	ip link add vnat netns "$PEER_NS" type veth peer name vfar \
-		netns "$FAR_NS" &&
-	in_peer ip addr add "$NAT_PUB/24" dev vnat &&
-	in_peer ip link set vnat up &&
-	in_peer sysctl -qw net.ipv4.ip_forward=1 &&
-	in_far ip link set lo up &&
-	in_far ip addr add "$FAR/24" dev vfar &&
-	in_far ip link set vfar up &&
-	in_far ip addr add "$FAR_IN/32" dev lo &&
-	in_far ip route add "$IN4_H/32" via "$NAT_PUB" src "$FAR_IN" &&
-	ip route replace "$FAR/32" via "$PEER_IP4" dev "$HOST_IF" &&
-	ip route replace "$FAR_IN/32" via "$PEER_IP4" dev "$HOST_IF" \
-		src "$IN4_H" || return 1
-	in_peer nft -f - <<-EOF || return 1
-	table ip natt {
-		chain post {
-			type nat hook postrouting priority srcnat; policy accept;
-			oifname "vnat" ip saddr $HOST_IP4 udp sport 4500 masquerade to :14500
-		}
-	}
-	EOF
+	ipsec_nat_far "oifname \"vnat\" ip saddr $HOST_IP4 udp sport 4500 masquerade to :14500" ||
+		return 1
 	ip netns exec "$FAR_NS" python3 -c "$ENCAP_SOCK" "$CAP/far.log" &
 	on_exit kill $!
 	wait_for 20 udp_bound 4500 "$FAR_NS"
@@ -282,6 +296,7 @@ nat_far()
 nat_mode()
 {
 	local t=$1 enc=("${ENCAP_IP[@]}") pol=none out n raw r0 r1 far why rc
+	local host_in off rxw=5
 
 	O_P=$FAR I_P=$FAR_IN
 	if [ "$t" = packet ]; then
@@ -300,15 +315,23 @@ nat_mode()
 	cap_stop
 	r1=$(sim_read ipsec/rx_natt)
 	far=$(in_far ip -s xfrm state | sa_count "$IPSEC_SPI_OUT" packets)
+	host_in=$(host_sa_packets "$IPSEC_SPI_IN" "$FAR" "$HOST_IP4")
 	n=$(frames "$CAP/nat-$t.pcap" \
 		"src host $NAT_PUB and udp src port 14500 and udp dst port 4500")
 	raw=$(frames "$CAP/nat-$t.pcap" "src host $HOST_IP4")
-	why="${out:+$out; }offloaded: $(ipsec_both_offloaded && echo yes || echo no);"
-	why+=" ping rc $rc; capture $CAP_OK: from $NAT_PUB:14500 $n, from"
-	why+=" $HOST_IP4 $raw; far end decrypted ${far:-0}; rx_natt +$((r1 - r0))"
-	ipsec_both_offloaded && [ "$rc" -eq 0 ] && [ "$CAP_OK" = yes ] &&
-		[ "$n" -ge 5 ] && [ "$raw" -eq 0 ] && [ "${far:-0}" -ge 5 ] &&
-		[ $((r1 - r0)) -ge 5 ] &&
+	# Crypto offload's inbound tunnel-mode state stays in software
+	# (above): the host decrypts, the block does not.
+	off=both
+	[ "$t" = crypto ] && off=out rxw=0
+	why="${out:+$out; }offloaded: $(ipsec_both_offloaded && echo both ||
+		{ ipsec_offloaded "$IPSEC_SPI_OUT" "$O_H" "$O_P" && echo out; })"
+	why+="; ping rc $rc; capture $CAP_OK: from $NAT_PUB:14500 $n, from"
+	why+=" $HOST_IP4 $raw; far end decrypted ${far:-0}, the host ${host_in:-0};"
+	why+=" rx_natt +$((r1 - r0))"
+	grep -q "offloaded: $off;" <<<"$why" && [ "$rc" -eq 0 ] &&
+		[ "$CAP_OK" = yes ] && [ "$n" -ge 5 ] && [ "$raw" -eq 0 ] &&
+		[ "${far:-0}" -ge 5 ] && [ "${host_in:-0}" -ge 5 ] &&
+		[ $((r1 - r0)) -ge "$rxw" ] && { [ "$rxw" -gt 0 ] || [ "$r1" = "$r0" ]; } &&
 		ktap_ok "$t: through a NAT (masquerade to port 14500)" "$why" ||
 		ktap_fail "$t: through a NAT (masquerade to port 14500)" "$why"
 	ipsec_flush
