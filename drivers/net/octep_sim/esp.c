@@ -305,6 +305,7 @@ static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 	unsigned int plen, padlen, tail, head, outer = 0, i, nhoff = 0;
 	unsigned int udp = f->encap ? sizeof(struct udphdr) : 0;
 	u8 proto = f->encap ? IPPROTO_UDP : IPPROTO_ESP;
+	u8 l2, h_source[ETH_ALEN], h_dest[ETH_ALEN];
 	__be16 sport, dport;
 	struct ip_esp_hdr *esph;
 	struct udphdr *uh;
@@ -353,6 +354,19 @@ static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 		osim_ipsec_inc(ips, OSIM_TX_EXPIRED);
 		return -EOVERFLOW;
 	}
+	/*
+	 * No next hop: dropped before the entry counts it or spends a
+	 * sequence number; nothing goes to a guessed address.
+	 */
+	if (f->l2 == OCTEP_SDP_FLOW_L2_HOLD) {
+		spin_unlock_bh(&f->lock);
+		osim_ipsec_inc(ips, OSIM_TX_NO_NEIGH);
+		return -EOVERFLOW;
+	}
+	/* As the last FLOW_L2 left them. */
+	l2 = f->l2;
+	ether_addr_copy(h_source, f->h_source);
+	ether_addr_copy(h_dest, f->h_dest);
 	seq = ++f->seq;
 	ip_id = f->ip_id++;
 	/* As the last FLOW_ENCAP left them. */
@@ -386,8 +400,16 @@ static int osim_esp_encap(struct osim_ipsec *ips, struct osim_flow *f,
 		skb_push(skb, head);
 		memmove(skb->data, skb->data + head, p->l3);
 		eth = (struct ethhdr *)skb->data;
-		/* The block addresses the link's far end itself. */
-		ether_addr_copy(eth->h_dest, ips->dev->wire->dev_addr);
+		/*
+		 * The host's MACs; without them the block addresses the
+		 * link's far end itself (and keeps the host's source).
+		 */
+		if (l2 == OCTEP_SDP_FLOW_L2_SET) {
+			ether_addr_copy(eth->h_dest, h_dest);
+			ether_addr_copy(eth->h_source, h_source);
+		} else {
+			ether_addr_copy(eth->h_dest, ips->dev->wire->dev_addr);
+		}
 		/* The EtherType in front of IP, after any VLAN tag. */
 		etype = (__be16 *)(skb->data + p->l3) - 1;
 		if (f->family == 4) {

@@ -9,6 +9,7 @@
 #include <crypto/aead.h>
 #include <linux/bitfield.h>
 #include <linux/bitmap.h>
+#include <linux/etherdevice.h>
 #include <linux/jhash.h>
 #include <linux/slab.h>
 
@@ -144,6 +145,34 @@ static void osim_flow_free(struct osim_flow *f)
 	kfree_sensitive(f);
 }
 
+/*
+ * Only an outbound packet-offload tunnel entry has its frames addressed
+ * by the host: the block builds their whole header. Others take NONE.
+ */
+static int osim_flow_l2_check(const struct octep_sdp_mbox_flow *r,
+			      const struct octep_sdp_mbox_flow_l2 *l2)
+{
+	if (l2->rsvd || l2->rsvd2[0] || l2->rsvd2[1])
+		return -EINVAL;
+	switch (l2->state) {
+	case OCTEP_SDP_FLOW_L2_NONE:
+		return 0;
+	case OCTEP_SDP_FLOW_L2_SET:
+		if (!is_valid_ether_addr(l2->h_dest) ||
+		    !is_valid_ether_addr(l2->h_source))
+			return -EINVAL;
+		fallthrough;
+	case OCTEP_SDP_FLOW_L2_HOLD:
+		if (r->dir != OCTEP_SDP_FLOW_DIR_OUT ||
+		    r->type != OCTEP_SDP_FLOW_TYPE_PACKET ||
+		    r->mode != OCTEP_SDP_FLOW_MODE_TUNNEL)
+			return -EINVAL;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
 static int osim_flow_check(const struct octep_sdp_mbox_flow *r)
 {
 	if (r->dir != OCTEP_SDP_FLOW_DIR_IN && r->dir != OCTEP_SDP_FLOW_DIR_OUT)
@@ -185,7 +214,7 @@ static int osim_flow_check(const struct octep_sdp_mbox_flow *r)
 	default:
 		return -EINVAL;
 	}
-	return 0;
+	return osim_flow_l2_check(r, &r->l2);
 }
 
 /*
@@ -235,6 +264,8 @@ static int osim_flow_add(struct osim_ipsec *ips,
 	/* Pairs with debugfs writes of "features". */
 	if (r->encap && !(READ_ONCE(ips->features) & OCTEP_SDP_FEAT_NATT))
 		return -EOPNOTSUPP;
+	if (r->l2.state && !(READ_ONCE(ips->features) & OCTEP_SDP_FEAT_L2))
+		return -EOPNOTSUPP;
 
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
@@ -250,6 +281,9 @@ static int osim_flow_add(struct osim_ipsec *ips,
 	f->encap = r->encap;
 	f->sport = r->encap_sport;
 	f->dport = r->encap_dport;
+	f->l2 = r->l2.state;
+	ether_addr_copy(f->h_source, r->l2.h_source);
+	ether_addr_copy(f->h_dest, r->l2.h_dest);
 	f->spi = r->spi;
 	memcpy(f->salt, r->salt, sizeof(f->salt));
 	memcpy(f->saddr, r->saddr, sizeof(f->saddr));
@@ -651,6 +685,40 @@ static int osim_flow_encap(struct osim_ipsec *ips, u32 handle, u64 ports)
 	return status;
 }
 
+/*
+ * FLOW_L2: an outbound tunnel entry's next hop or source MAC changed, or
+ * it gained or lost its next hop. Frames after the answer use the new.
+ */
+static int osim_flow_l2(struct osim_ipsec *ips, u32 handle,
+			const struct octep_sdp_mbox_flow_l2 *l2)
+{
+	struct octep_sdp_mbox_flow r = {};
+	struct osim_flow *f;
+	int status;
+
+	mutex_lock(&ips->table_lock);
+	f = osim_flow_get(ips, handle);
+	if (!f) {
+		status = -ENOENT;
+		goto out;
+	}
+	r.dir = f->dir == OSIM_FLOW_OUT ? OCTEP_SDP_FLOW_DIR_OUT :
+					 OCTEP_SDP_FLOW_DIR_IN;
+	r.type = f->type;
+	r.mode = f->mode;
+	status = osim_flow_l2_check(&r, l2);
+	if (!status) {
+		spin_lock_bh(&f->lock);
+		f->l2 = l2->state;
+		ether_addr_copy(f->h_source, l2->h_source);
+		ether_addr_copy(f->h_dest, l2->h_dest);
+		spin_unlock_bh(&f->lock);
+	}
+out:
+	mutex_unlock(&ips->table_lock);
+	return status;
+}
+
 /**
  * osim_flow_cmd() - answer one mailbox request
  * @ips: IPsec state
@@ -669,6 +737,7 @@ int osim_flow_cmd(struct osim_ipsec *ips, u8 cmd, const __le64 *req,
 {
 	struct octep_sdp_mbox_flow_stats st = {};
 	struct octep_sdp_mbox_info info = {};
+	struct octep_sdp_mbox_flow_l2 l2;
 	struct octep_sdp_mbox_flow fl;
 	u32 handle;
 	int status;
@@ -747,6 +816,13 @@ int osim_flow_cmd(struct osim_ipsec *ips, u8 cmd, const __le64 *req,
 			return -EINVAL;
 		return osim_flow_encap(ips, (u32)le64_to_cpu(req[0]),
 				       le64_to_cpu(req[1]));
+	case OCTEP_SDP_MBOX_FLOW_L2:
+		if (!(READ_ONCE(ips->features) & OCTEP_SDP_FEAT_L2))
+			return -EOPNOTSUPP;
+		if (req_words * 8 < 8 + sizeof(l2))
+			return -EINVAL;
+		memcpy(&l2, &req[1], sizeof(l2));
+		return osim_flow_l2(ips, (u32)le64_to_cpu(req[0]), &l2);
 	case OCTEP_SDP_MBOX_POLICY_ADD:
 		if (!(READ_ONCE(ips->features) & OCTEP_SDP_FEAT_POLICY))
 			return -EOPNOTSUPP;

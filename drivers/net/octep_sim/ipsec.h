@@ -32,7 +32,7 @@ struct crypto_aead;
 #define OSIM_ICV_LEN		16
 #define OSIM_IV_LEN		8
 /* Commands counted one by one in debugfs mbox_cmds (the rest as one). */
-#define OSIM_MBOX_NCMD		(OCTEP_SDP_MBOX_FLOW_ENCAP + 1)
+#define OSIM_MBOX_NCMD		(OCTEP_SDP_MBOX_FLOW_L2 + 1)
 
 /**
  * struct osim_flow - one flow-table entry (an ESP security association)
@@ -51,6 +51,10 @@ struct crypto_aead;
  * @sport: ESPINUDP: UDP source port, network order (under @lock: FLOW_ENCAP)
  * @dport: ESPINUDP: UDP destination port (inbound: under table_lock too,
  *	for ips->natt_ports)
+ * @l2: outbound packet-offload tunnel: OCTEP_SDP_FLOW_L2_* (under @lock:
+ *	FLOW_L2)
+ * @h_source: L2_SET: the frames' source MAC (under @lock)
+ * @h_dest: L2_SET: their destination MAC (under @lock)
  * @spi: SPI, network order
  * @salt: rfc4106 nonce salt (part of the key given to the cipher)
  * @saddr: outer source address
@@ -86,6 +90,9 @@ struct osim_flow {
 	u8 encap;
 	__be16 sport;
 	__be16 dport;
+	u8 l2;
+	u8 h_source[ETH_ALEN];
+	u8 h_dest[ETH_ALEN];
 	__be32 spi;
 	u8 salt[4];
 	u8 saddr[16];
@@ -128,6 +135,7 @@ enum osim_ipsec_cnt {
 	OSIM_TX_NATT,		/* ESP in UDP sent (both offload types) */
 	OSIM_RX_NATT,		/* ESP in UDP decrypted and verified */
 	OSIM_RX_NATT_PASS,	/* keepalive or IKE to a NAT-T port: up as is */
+	OSIM_TX_NO_NEIGH,	/* dropped: the entry's next hop is on hold */
 	OSIM_IPSEC_NCNT,
 };
 

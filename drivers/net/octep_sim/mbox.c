@@ -334,11 +334,19 @@ static int osim_ipsec_table_show(struct seq_file *m, void *v)
 				   way[d], f->handle, ntohl(f->spi), f->reqid,
 				   f->type == OCTEP_SDP_FLOW_TYPE_PACKET ?
 				   "packet" : "crypto");
-			/* Ports as FLOW_ENCAP last set them (f->lock). */
+			/*
+			 * Ports and MACs as FLOW_ENCAP and FLOW_L2 last set
+			 * them (f->lock).
+			 */
 			spin_lock_bh(&f->lock);
 			if (f->encap)
 				seq_printf(m, " espinudp %u %u",
 					   ntohs(f->sport), ntohs(f->dport));
+			if (f->l2 == OCTEP_SDP_FLOW_L2_SET)
+				seq_printf(m, " l2 %pM %pM", f->h_source,
+					   f->h_dest);
+			else if (f->l2 == OCTEP_SDP_FLOW_L2_HOLD)
+				seq_puts(m, " l2 hold");
 			spin_unlock_bh(&f->lock);
 			seq_putc(m, '\n');
 		}
@@ -367,6 +375,7 @@ static int osim_ipsec_cmds_show(struct seq_file *m, void *v)
 		[OCTEP_SDP_MBOX_POLICY_ADD] = "policy_add",
 		[OCTEP_SDP_MBOX_FLOW_STATS_MANY] = "flow_stats_many",
 		[OCTEP_SDP_MBOX_FLOW_ENCAP] = "flow_encap",
+		[OCTEP_SDP_MBOX_FLOW_L2] = "flow_l2",
 	};
 	struct osim_ipsec *ips = m->private;
 	int i;
@@ -400,6 +409,7 @@ static const char * const osim_ipsec_cnt_names[OSIM_IPSEC_NCNT] = {
 	[OSIM_TX_NATT] = "tx_natt",
 	[OSIM_RX_NATT] = "rx_natt",
 	[OSIM_RX_NATT_PASS] = "rx_natt_pass",
+	[OSIM_TX_NO_NEIGH] = "tx_no_neigh",
 };
 
 static void osim_ipsec_debugfs(struct osim_ipsec *ips)
@@ -453,7 +463,8 @@ int osim_ipsec_init(struct osim_dev *dev)
 			OCTEP_SDP_FEAT_ESN | OCTEP_SDP_FEAT_TUNNEL |
 			OCTEP_SDP_FEAT_IPV6 | OCTEP_SDP_FEAT_DEL_MANY |
 			OCTEP_SDP_FEAT_LIST | OCTEP_SDP_FEAT_POLICY |
-			OCTEP_SDP_FEAT_STATS_MANY | OCTEP_SDP_FEAT_NATT;
+			OCTEP_SDP_FEAT_STATS_MANY | OCTEP_SDP_FEAT_NATT |
+			OCTEP_SDP_FEAT_L2;
 	spin_lock_init(&ips->mbox_lock);
 	INIT_DELAYED_WORK(&ips->mbox_work, osim_mbox_work);
 	osim_flow_table_init(ips);

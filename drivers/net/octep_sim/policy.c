@@ -539,7 +539,8 @@ u64 osim_ipsec_cnt_read(struct osim_dev *dev, u32 off)
 		return atomic64_read(&ips->cnt[OSIM_TX_NO_ENTRY]) +
 		       atomic64_read(&ips->cnt[OSIM_TX_BAD]) +
 		       atomic64_read(&ips->cnt[OSIM_TX_SEQ_OVERFLOW]) +
-		       atomic64_read(&ips->cnt[OSIM_TX_EXPIRED]);
+		       atomic64_read(&ips->cnt[OSIM_TX_EXPIRED]) +
+		       atomic64_read(&ips->cnt[OSIM_TX_NO_NEIGH]);
 	return atomic64_read(&ips->cnt[map[i]]);
 }
 

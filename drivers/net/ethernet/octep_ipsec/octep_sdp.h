@@ -352,6 +352,7 @@ enum octep_sdp_mbox_cmd {
 	OCTEP_SDP_MBOX_POLICY_ADD = 8,		/* OCTEP_SDP_FEAT_POLICY */
 	OCTEP_SDP_MBOX_FLOW_STATS_MANY = 9,	/* OCTEP_SDP_FEAT_STATS_MANY */
 	OCTEP_SDP_MBOX_FLOW_ENCAP = 10,		/* OCTEP_SDP_FEAT_NATT */
+	OCTEP_SDP_MBOX_FLOW_L2 = 11,		/* OCTEP_SDP_FEAT_L2 */
 };
 
 /*
@@ -408,6 +409,7 @@ struct octep_sdp_mbox_info {
 #define OCTEP_SDP_FEAT_POLICY		BIT(7)	/* POLICY_ADD, IPSEC_CNT */
 #define OCTEP_SDP_FEAT_STATS_MANY	BIT(8)	/* FLOW_STATS_MANY */
 #define OCTEP_SDP_FEAT_NATT		BIT(9)	/* encap, FLOW_ENCAP */
+#define OCTEP_SDP_FEAT_L2		BIT(10)	/* l2, FLOW_L2 */
 
 #define OCTEP_SDP_FLOW_DIR_IN		1
 #define OCTEP_SDP_FLOW_DIR_OUT		2
@@ -420,6 +422,35 @@ struct octep_sdp_mbox_info {
 #define OCTEP_SDP_FLOW_ENCAP_NONE	0
 #define OCTEP_SDP_FLOW_ENCAP_ESPINUDP	1	/* RFC 3948, IPv4 outer only */
 #define OCTEP_SDP_FLOW_MAX_REPLAY	1024	/* packets */
+#define OCTEP_SDP_FLOW_L2_NONE		0	/* to the link's far end */
+#define OCTEP_SDP_FLOW_L2_SET		1	/* the host's MACs */
+#define OCTEP_SDP_FLOW_L2_HOLD		2	/* no next hop yet: drop */
+
+/**
+ * struct octep_sdp_mbox_flow_l2 - how an outbound tunnel entry's frames
+ *	are addressed on the link (OCTEP_SDP_FEAT_L2)
+ * @state: OCTEP_SDP_FLOW_L2_*
+ * @rsvd: zero
+ * @h_source: SET: the source MAC
+ * @h_dest: SET: the destination MAC, the next hop's
+ * @rsvd2: zero
+ *
+ * Packet offload, tunnel mode, outbound: the block builds the outer frame
+ * and the host's Ethernet header, if any, is not its (the stack leaves L2
+ * of forwarded packets to the device). NONE: the block sends to the link's far end with the source
+ * the host's frame had, as a block without OCTEP_SDP_FEAT_L2 does. SET:
+ * @h_source and @h_dest. HOLD: the host has no next hop to give (its
+ * neighbour is unresolved or failed): the block drops the entry's frames
+ * (OCTEP_SDP_IPSEC_TX_DROP), never sends them to a guessed address.
+ * Other entries take NONE only.
+ */
+struct octep_sdp_mbox_flow_l2 {
+	u8 state;
+	u8 rsvd;
+	u8 h_source[ETH_ALEN];
+	u8 h_dest[ETH_ALEN];
+	u8 rsvd2[2];
+};
 
 /**
  * struct octep_sdp_mbox_flow - FLOW_ADD request body
@@ -459,6 +490,8 @@ struct octep_sdp_mbox_info {
  * @rsvd2: zero
  * @encap_sport: ESPINUDP: the UDP source port, network order
  * @encap_dport: ESPINUDP: the UDP destination port, network order
+ * @l2: OCTEP_SDP_FEAT_L2: the entry's link-layer addressing (a host
+ *	without it sends the request up to here, read as NONE)
  *
  * ESPINUDP (RFC 3948), outer IPv4: outbound, packet offload, the block
  * puts a UDP header of the entry's ports (checksum 0) between the outer
@@ -502,10 +535,13 @@ struct octep_sdp_mbox_flow {
 	u8 rsvd2[3];
 	__be16 encap_sport;
 	__be16 encap_dport;
+	struct octep_sdp_mbox_flow_l2 l2;
 };
 
 /* The FLOW_ADD body of a host that does not know OCTEP_SDP_FEAT_NATT. */
 #define OCTEP_SDP_MBOX_FLOW_V1_LEN	offsetof(struct octep_sdp_mbox_flow, encap)
+/* ... and of one that knows NAT-T but not OCTEP_SDP_FEAT_L2. */
+#define OCTEP_SDP_MBOX_FLOW_V2_LEN	offsetof(struct octep_sdp_mbox_flow, l2)
 
 /*
  * FLOW_DEL and FLOW_STATS request bodies: one word, the handle. FLOW_UPDATE:
@@ -515,6 +551,10 @@ struct octep_sdp_mbox_flow {
  * ESPINUDP entry's new source port in 15:0 and destination port in 31:16
  * (network order, as in FLOW_ADD): a NAT's mapping moved. EINVAL for an
  * entry without encap.
+ * FLOW_L2 (OCTEP_SDP_FEAT_L2): the handle word, then a struct
+ * octep_sdp_mbox_flow_l2 (two words): the entry's next hop or source MAC
+ * changed, or it now has or lost one. EINVAL for an entry FLOW_ADD could
+ * not have given other than NONE.
  */
 #define OCTEP_SDP_ENCAP_SPORT		GENMASK_ULL(15, 0)
 #define OCTEP_SDP_ENCAP_DPORT		GENMASK_ULL(31, 16)

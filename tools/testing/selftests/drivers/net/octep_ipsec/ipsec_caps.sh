@@ -15,7 +15,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
 require_cmd ip python3
 
-ALL=0x3ff	# CRYPTO PACKET ESN TUNNEL IPV6 DEL_MANY LIST POLICY STATS_MANY NATT
+ALL=0x7ff	# CRYPTO PACKET ESN TUNNEL IPV6 DEL_MANY LIST POLICY STATS_MANY NATT L2
 ktap_plan 21
 
 ipsec_prepare

@@ -240,7 +240,7 @@ natt_mode packet tunnel
 # natt_moved: the block's outbound entry sends from 4501 now.
 natt_moved()
 {
-	sim_read ipsec/table | grep -q "^flow out .* espinudp 4501 4500$"
+	sim_read ipsec/table | grep -Eq "^flow out .* espinudp 4501 4500( |$)"
 }
 
 # The NAT's mapping moved: the outbound state's source port is 4501 now.
