@@ -180,6 +180,7 @@ enum octep_ipsec_cnt {
  * @resyncs: resyncs with the block done
  * @resync_freed: leaked entries a resync freed (deleted, or found gone)
  * @cnt: enum octep_ipsec_cnt
+ * @netevent_nb: follows the next hops of tunnel entries (xfrm_nh.c)
  */
 struct octep_ipsec {
 	struct octep_dev *oct;
@@ -216,6 +217,7 @@ struct octep_ipsec {
 	atomic64_t resyncs;
 	atomic64_t resync_freed;
 	atomic64_t cnt[OCTEP_IPSEC_NCNT];
+	struct notifier_block netevent_nb;
 };
 
 /* ips->flags: a FLOW_ADD succeeded after its caller gave up. */
@@ -228,6 +230,7 @@ int octep_ipsec_init(struct octep_dev *oct);
 void octep_ipsec_netdev_setup(struct octep_dev *oct, struct net_device *nd);
 void octep_ipsec_netdev_uninit(struct octep_dev *oct);
 void octep_ipsec_fini(struct octep_dev *oct);
+void octep_ipsec_mac_changed(struct octep_dev *oct);
 void octep_ipsec_reports(struct octep_dev *oct, bool on);
 int octep_ipsec_tx_flags(struct octep_iq *iq, struct sk_buff *skb,
 			 u64 *flags);
@@ -277,6 +280,10 @@ static inline int octep_ipsec_init(struct octep_dev *oct)
 
 static inline void octep_ipsec_netdev_setup(struct octep_dev *oct,
 					    struct net_device *nd)
+{
+}
+
+static inline void octep_ipsec_mac_changed(struct octep_dev *oct)
 {
 }
 

@@ -622,6 +622,16 @@ int octep_netdev_resume(struct octep_dev *oct)
 	return err;
 }
 
+/* The block writes our MAC into tunnel frames it builds: tell it. */
+static int octep_set_mac_address(struct net_device *netdev, void *p)
+{
+	int err = eth_mac_addr(netdev, p);
+
+	if (!err)
+		octep_ipsec_mac_changed(octep_from_netdev(netdev));
+	return err;
+}
+
 /* Unregistering, after the xfrm core's flush: octep_ipsec_netdev_uninit(). */
 static void octep_uninit(struct net_device *netdev)
 {
@@ -636,7 +646,7 @@ static const struct net_device_ops octep_netdev_ops = {
 	.ndo_tx_timeout		= octep_tx_timeout,
 	.ndo_features_check	= octep_features_check,
 	.ndo_get_stats64	= octep_get_stats64,
-	.ndo_set_mac_address	= eth_mac_addr,
+	.ndo_set_mac_address	= octep_set_mac_address,
 	.ndo_validate_addr	= eth_validate_addr,
 };
 

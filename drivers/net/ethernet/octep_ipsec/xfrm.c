@@ -316,17 +316,21 @@ static void octep_ipsec_fill(const struct xfrm_state *x,
 }
 
 static int octep_ipsec_flow_add(struct octep_ipsec *ips, struct xfrm_state *x,
-				u32 *handle)
+				const struct octep_ipsec_sa *sa, u32 *handle)
 {
 	struct octep_sdp_mbox_flow fl;
+	size_t len = sizeof(fl);
 	__le64 h = 0;
 	int err;
 
 	octep_ipsec_fill(x, &fl);
-	/* A block without NAT-T takes the body without its fields. */
-	err = octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_ADD, &fl,
-			      octep_ipsec_has(ips, OCTEP_SDP_FEAT_NATT) ?
-			      sizeof(fl) : OCTEP_SDP_MBOX_FLOW_V1_LEN,
+	if (sa->l2)
+		fl.l2 = sa->l2m;
+	/* A block without NAT-T or L2 takes the body without their fields. */
+	if (!octep_ipsec_has(ips, OCTEP_SDP_FEAT_L2))
+		len = octep_ipsec_has(ips, OCTEP_SDP_FEAT_NATT) ?
+		      OCTEP_SDP_MBOX_FLOW_V2_LEN : OCTEP_SDP_MBOX_FLOW_V1_LEN;
+	err = octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_ADD, &fl, len,
 			      &h, sizeof(h));
 	memzero_explicit(&fl, sizeof(fl));
 	*handle = (u32)le64_to_cpu(h);
@@ -536,6 +540,8 @@ static int octep_ipsec_state_add(struct net_device *dev, struct xfrm_state *x,
 	/* FLOW_ADD gives the block this high half (octep_ipsec_fill()). */
 	if (x->replay_esn)
 		sa->esn_hi = x->replay_esn->seq_hi;
+	/* And this next hop, if the block is to address the frames. */
+	octep_ipsec_nh_init(ips, x, sa);
 
 	/*
 	 * Never wait for the queue of deletes: only when the block says the
@@ -545,10 +551,10 @@ static int octep_ipsec_state_add(struct net_device *dev, struct xfrm_state *x,
 	 * finds unowned: adds_inflight and add_seq tell it so.
 	 */
 	octep_ipsec_add_begin(ips);
-	err = octep_ipsec_flow_add(ips, x, &handle);
+	err = octep_ipsec_flow_add(ips, x, sa, &handle);
 	if ((err == -EEXIST && octep_ipsec_del_same(ips, sa, extack)) ||
 	    (err == -ENOSPC && octep_ipsec_room(ips)))
-		err = octep_ipsec_flow_add(ips, x, &handle);
+		err = octep_ipsec_flow_add(ips, x, sa, &handle);
 	if (err) {
 		octep_ipsec_add_end(ips);
 		kfree(sa);
@@ -580,10 +586,12 @@ static int octep_ipsec_state_add(struct net_device *dev, struct xfrm_state *x,
 	if (!err && sa->dir == XFRM_DEV_OFFLOAD_IN)
 		err = xa_err(xa_store(&ips->in_sas, sa->handle, sa,
 				      GFP_ATOMIC));
-	if (!err)
+	if (!err) {
 		list_add(&sa->node, &ips->sas);
-	else
+		octep_ipsec_nh_added(sa);
+	} else {
 		octep_ipsec_queue_dead(ips, sa);
+	}
 	spin_unlock_bh(&ips->lock);
 	if (err) {
 		NL_SET_ERR_MSG_MOD(extack, "Out of memory for the state's handle");
@@ -849,6 +857,7 @@ void octep_ipsec_netdev_setup(struct octep_dev *oct, struct net_device *nd)
 	if (!ips)
 		return;
 	ips->netdev = nd;
+	octep_ipsec_nh_start(ips);
 	nd->xfrmdev_ops = &octep_xfrmdev_ops;
 	nd->features |= NETIF_F_HW_ESP | NETIF_F_HW_ESP_TX_CSUM;
 	nd->hw_features |= NETIF_F_HW_ESP | NETIF_F_HW_ESP_TX_CSUM;
@@ -875,6 +884,7 @@ void octep_ipsec_fini(struct octep_dev *oct)
 	/* Read without the lock by octep_ipsec_leaked(). */
 	WRITE_ONCE(ips->dying, true);
 	spin_unlock_bh(&ips->lock);
+	octep_ipsec_nh_stop(ips);
 	cancel_delayed_work_sync(&ips->stats_work);
 	/*
 	 * One try for the queued deletes, unless the worker's last run found

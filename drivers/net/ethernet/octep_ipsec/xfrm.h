@@ -34,6 +34,19 @@
  * @sport: the UDP source port the block's entry has (network order;
  *	written under ips->lock, read locklessly)
  * @dport: the same, destination
+ * @l2: an outbound packet-offload tunnel whose next hop is followed
+ *	(xfrm_nh.c); set before the entry is published, then constant
+ * @l2_dirty: the next hop's MAC, its validity or ours changed: ctl_work
+ *	is to send FLOW_L2 (under ips->lock)
+ * @l2_kick: ctl_work is to resolve the next hop again, sending FLOW_L2
+ *	only if that changes @l2m (under ips->lock)
+ * @l2_ok: the block's entry is SET, not HOLD (written after the block has
+ *	it; read locklessly by transmit)
+ * @l2_kicked: jiffies of the last octep_ipsec_nh_kick() that passed
+ * @l2m: the addressing last sent to the block, or being sent (under
+ *	ips->lock)
+ * @nh_tbl: the next hop's neighbour table (ARP or ND)
+ * @nh: the next hop's address, @nh_tbl's key
  * @spi: inbound: the SPI, @daddr and @family, to find a dead entry that
  *	still holds them in the block when an add gets EEXIST
  * @daddr: see @spi
@@ -58,6 +71,14 @@ struct octep_ipsec_sa {
 	bool encap_dirty;
 	__be16 sport;
 	__be16 dport;
+	bool l2;
+	bool l2_dirty;
+	bool l2_kick;
+	bool l2_ok;
+	unsigned long l2_kicked;
+	struct octep_sdp_mbox_flow_l2 l2m;
+	struct neigh_table *nh_tbl;
+	xfrm_address_t nh;
 	__be32 spi;
 	xfrm_address_t daddr;
 	u16 family;
@@ -145,6 +166,13 @@ void octep_ipsec_check_expire(struct xfrm_state *x);
 /* xfrm_ctl.c */
 bool octep_ipsec_encap_stale(struct octep_ipsec_sa *sa,
 			     const struct xfrm_state *x);
+struct octep_ipsec_sa *octep_ipsec_update_send(struct octep_ipsec *ips,
+					       u8 cmd, const __le64 *req,
+					       size_t len, int *err)
+	__acquires(&ips->lock);
+int octep_ipsec_update_done(struct octep_ipsec *ips, const char *what,
+			    u32 handle, int err)
+	__releases(&ips->lock);
 int octep_ipsec_mbox_errmsg(int err, const char *what,
 			    struct netlink_ext_ack *extack);
 int octep_ipsec_mbox_down(struct octep_ipsec *ips,
@@ -163,6 +191,14 @@ void octep_ipsec_leaked(struct octep_mbox *mb);
 void octep_ipsec_mbox_recover(struct octep_mbox *mb);
 void octep_ipsec_ctl_work(struct work_struct *work);
 void octep_ipsec_advance_esn(struct xfrm_state *x);
+/* xfrm_nh.c */
+void octep_ipsec_nh_init(struct octep_ipsec *ips, struct xfrm_state *x,
+			 struct octep_ipsec_sa *sa);
+void octep_ipsec_nh_added(struct octep_ipsec_sa *sa);
+void octep_ipsec_nh_kick(struct octep_ipsec_sa *sa);
+int octep_ipsec_nh_updates(struct octep_ipsec *ips);
+void octep_ipsec_nh_start(struct octep_ipsec *ips);
+void octep_ipsec_nh_stop(struct octep_ipsec *ips);
 /* xfrm_policy.c */
 int octep_ipsec_policy_add(struct xfrm_policy *xp,
 			   struct netlink_ext_ack *extack);

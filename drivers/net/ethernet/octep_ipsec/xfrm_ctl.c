@@ -496,11 +496,59 @@ bool octep_ipsec_encap_stale(struct octep_ipsec_sa *sa,
 	return true;
 }
 
+/**
+ * octep_ipsec_update_send() - send one entry's update to the block
+ * @ips: the offload
+ * @cmd: OCTEP_SDP_MBOX_FLOW_*
+ * @req: the request body, the handle word first
+ * @len: its length
+ * @err: set to the exchange's result
+ *
+ * The entry is looked up again by its handle after the exchange: its
+ * state may have been freed meanwhile. octep_ipsec_update_done() ends.
+ *
+ * Context: ctl_work; returns with ips->lock held.
+ * Return: the entry if it is still live, else NULL.
+ */
+struct octep_ipsec_sa *octep_ipsec_update_send(struct octep_ipsec *ips,
+					       u8 cmd, const __le64 *req,
+					       size_t len, int *err)
+	__acquires(&ips->lock)
+{
+	struct octep_ipsec_sa *sa;
+
+	*err = octep_mbox_call(&ips->mbox, cmd, req, len, NULL, 0);
+	spin_lock_bh(&ips->lock);
+	sa = xa_load(&ips->owned, (u32)le64_to_cpu(req[0]));
+	return sa && sa->where == OCTEP_SA_LIVE ? sa : NULL;
+}
+
+/**
+ * octep_ipsec_update_done() - after octep_ipsec_update_send()
+ * @ips: the offload
+ * @what: the update, for the warning
+ * @handle: the entry's handle
+ * @err: the exchange's result
+ *
+ * Context: ctl_work, under ips->lock, which it releases.
+ * Return: @err, or 0 for an entry the block no longer has (ENOENT).
+ */
+int octep_ipsec_update_done(struct octep_ipsec *ips, const char *what,
+			    u32 handle, int err)
+	__releases(&ips->lock)
+{
+	spin_unlock_bh(&ips->lock);
+	if (!err || err == -ENOENT)
+		return 0;
+	dev_warn(ips->oct->dev, "%s of flow %#x failed (%d): retried\n",
+		 what, handle, err);
+	return err;
+}
+
 /*
- * Send the NAT-T ports octep_ipsec_encap_stale() found moved. An entry is
- * looked up again by its handle after the exchange: its state may have
- * been freed meanwhile. Return: 0 or the first failed exchange's error
- * (the entry stays dirty, for ctl_work's retry).
+ * Send the NAT-T ports octep_ipsec_encap_stale() found moved. Return: 0
+ * or the first failed exchange's error (the entry stays dirty, for
+ * ctl_work's retry).
  */
 static int octep_ipsec_encap_updates(struct octep_ipsec *ips)
 {
@@ -530,11 +578,9 @@ static int octep_ipsec_encap_updates(struct octep_ipsec *ips)
 						(__force u16)sport) |
 				     FIELD_PREP(OCTEP_SDP_ENCAP_DPORT,
 						(__force u16)dport));
-		err = octep_mbox_call(&ips->mbox, OCTEP_SDP_MBOX_FLOW_ENCAP,
-				      req, sizeof(req), NULL, 0);
-		spin_lock_bh(&ips->lock);
-		sa = xa_load(&ips->owned, handle);
-		if (sa && sa->where == OCTEP_SA_LIVE) {
+		sa = octep_ipsec_update_send(ips, OCTEP_SDP_MBOX_FLOW_ENCAP,
+					     req, sizeof(req), &err);
+		if (sa) {
 			if (err) {
 				sa->encap_dirty = true;
 			} else {
@@ -543,13 +589,10 @@ static int octep_ipsec_encap_updates(struct octep_ipsec *ips)
 				WRITE_ONCE(sa->dport, dport);
 			}
 		}
-		spin_unlock_bh(&ips->lock);
-		if (err && err != -ENOENT) {
-			dev_warn(ips->oct->dev,
-				 "NAT-T port update of flow %#x failed (%d): retried\n",
-				 handle, err);
+		err = octep_ipsec_update_done(ips, "NAT-T port update", handle,
+					      err);
+		if (err)
 			return err;
-		}
 	}
 }
 
@@ -558,9 +601,9 @@ static int octep_ipsec_encap_updates(struct octep_ipsec *ips)
  * @work: ips->ctl_work
  *
  * Deletes the entries of freed states in batches, resyncs when something
- * leaked, sends ESN and NAT-T port updates. Nothing waits for it (an add at most waits a
- * bounded while for room): a mailbox that times out delays only this
- * worker, which then retries with a back-off.
+ * leaked, sends ESN, NAT-T port and next hop updates. Nothing waits for
+ * it (an add at most waits a bounded while for room): a mailbox that
+ * times out delays only this worker, which then retries with a back-off.
  */
 void octep_ipsec_ctl_work(struct work_struct *work)
 {
@@ -573,6 +616,8 @@ void octep_ipsec_ctl_work(struct work_struct *work)
 	err = octep_ipsec_drain(ips);
 	octep_ipsec_esn_updates(ips);
 	if (octep_ipsec_encap_updates(ips) && !err)
+		err = -EIO;
+	if (octep_ipsec_nh_updates(ips) && !err)
 		err = -EIO;
 	spin_lock_bh(&ips->lock);
 	dying = ips->dying;
