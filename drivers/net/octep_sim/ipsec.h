@@ -136,6 +136,7 @@ enum osim_ipsec_cnt {
 	OSIM_RX_NATT,		/* ESP in UDP decrypted and verified */
 	OSIM_RX_NATT_PASS,	/* keepalive or IKE to a NAT-T port: up as is */
 	OSIM_TX_NO_NEIGH,	/* dropped: the entry's next hop is on hold */
+	OSIM_POL_NO_PORTS,	/* of the policy drops: ports unreadable */
 	OSIM_IPSEC_NCNT,
 };
 

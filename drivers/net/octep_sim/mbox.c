@@ -410,6 +410,7 @@ static const char * const osim_ipsec_cnt_names[OSIM_IPSEC_NCNT] = {
 	[OSIM_RX_NATT] = "rx_natt",
 	[OSIM_RX_NATT_PASS] = "rx_natt_pass",
 	[OSIM_TX_NO_NEIGH] = "tx_no_neigh",
+	[OSIM_POL_NO_PORTS] = "pol_no_ports",
 };
 
 static void osim_ipsec_debugfs(struct osim_ipsec *ips)

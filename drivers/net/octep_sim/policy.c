@@ -149,6 +149,63 @@ static struct osim_pol *osim_pol_find(struct osim_ipsec *ips, int d,
 	return best;
 }
 
+/* TCP or UDP whose ports the block cannot read: a fragment, a cut header. */
+static bool osim_ports_hidden(const struct osim_pkt *p)
+{
+	return (p->proto == IPPROTO_TCP || p->proto == IPPROTO_UDP) &&
+	       (p->frag || p->l4 + 2 * sizeof(__be16) > p->end);
+}
+
+static bool osim_tmpl_fits(const struct osim_pol *pol,
+			   const struct osim_flow *f);
+
+/*
+ * @best (or NULL) is what decides a frame whose ports the block cannot
+ * read, by the policies that name none. Software decided on the ports
+ * (the socket's flow outbound, the reassembled datagram inbound), so a
+ * policy naming a port, ranked before @best and matching all else, may
+ * have been the one: unless it would let the frame by (an allow; inbound,
+ * an IPsec policy whose template @f fits), the frame is dropped rather
+ * than sent or let in on a guess. Outbound an IPsec policy drops too: a
+ * transport SA does not carry a fragment as software would the datagram.
+ *
+ * A walk of all policies: the hash cannot be asked for a port it is not
+ * given, and such frames are the rare case.
+ */
+static bool osim_pol_port_risk(struct osim_ipsec *ips, int d,
+			       const struct osim_pkey *pf,
+			       const struct osim_pol *best,
+			       const struct osim_flow *f)
+{
+	const struct osim_pgrp *g;
+	struct osim_pol *pol;
+	struct osim_pkey k;
+	unsigned int bkt;
+
+	hash_for_each_rcu(ips->pol_hash, bkt, pol, hnode) {
+		g = pol->grp;
+		if (pol->dir != d || (!g->sport_mask && !g->dport_mask) ||
+		    (g->family && g->family != pf->family) ||
+		    osim_hidden(ips, pol->handle))
+			continue;
+		if (best && (pol->priority > best->priority ||
+			     (pol->priority == best->priority &&
+			      pol->seq > best->seq)))
+			continue;
+		osim_pkey_of(g, pf, &k);
+		k.sport = pol->key.sport;
+		k.dport = pol->key.dport;
+		if (memcmp(&pol->key, &k, sizeof(k)))
+			continue;
+		if (pol->action == OCTEP_SDP_POL_ALLOW ||
+		    (pol->action == OCTEP_SDP_POL_IPSEC && f &&
+		     osim_tmpl_fits(pol, f)))
+			continue;
+		return true;
+	}
+	return false;
+}
+
 /*
  * Does entry @f satisfy @pol's template, as xfrm_state_ok() asks of a
  * state in software? Mode, reqid (unless the template's is 0), the SPI
@@ -221,6 +278,12 @@ enum osim_verdict osim_pol_out(struct osim_ipsec *ips,
 	osim_pfields(skb, p, &pf);
 	/* ESP the host built is not to be wrapped again. */
 	pol = osim_pol_find(ips, OSIM_FLOW_OUT, &pf, p->proto == IPPROTO_ESP);
+	if (osim_ports_hidden(p) &&
+	    osim_pol_port_risk(ips, OSIM_FLOW_OUT, &pf, pol, NULL)) {
+		atomic64_inc(&ips->cnt[OSIM_POL_NO_PORTS]);
+		atomic64_inc(&ips->cnt[OSIM_TX_POL_BLOCK]);
+		return OSIM_DROP;
+	}
 	if (!pol || pol->action == OCTEP_SDP_POL_ALLOW)
 		return OSIM_PASS;
 	if (pol->action == OCTEP_SDP_POL_BLOCK) {
@@ -292,6 +355,12 @@ u8 osim_pol_in(struct osim_ipsec *ips, const struct sk_buff *skb,
 		return pass;
 	osim_pfields(skb, p, &pf);
 	pol = osim_pol_find(ips, OSIM_FLOW_IN, &pf, false);
+	if (osim_ports_hidden(p) &&
+	    osim_pol_port_risk(ips, OSIM_FLOW_IN, &pf, pol, f)) {
+		atomic64_inc(&ips->cnt[OSIM_POL_NO_PORTS]);
+		atomic64_inc(&ips->cnt[OSIM_RX_POL_MISMATCH]);
+		return OCTEP_SDP_IPSEC_POL_MISMATCH;
+	}
 	if (!pol) {
 		/* As xfrm_policy_check(): a tunnel's packet needs a policy. */
 		if (!f || f->mode == OCTEP_SDP_FLOW_MODE_TRANSPORT)
