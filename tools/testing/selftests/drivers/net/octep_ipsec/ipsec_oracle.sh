@@ -10,7 +10,11 @@
 # policy replaced by an update, an optional template and the icmp flag,
 # which the driver refuses, an allow or a block policy of higher priority
 # added before the "any" IPsec one, ICMP errors quoting a flow a port
-# selector protects), then ORACLE_ROUNDS (default 12, 2 on a debug kernel)
+# selector protects; frames the block parses where the stack reads its
+# flow: UDP through a VLAN on ours, IP options, a fragment, a UDP header
+# cut short and a raw socket's UDP under port selectors, IPv6 UDP behind
+# hop-by-hop, destination options, routing and fragment headers), then
+# ORACLE_ROUNDS (default 12, 2 on a debug kernel)
 # random rounds of policies (priorities, actions, UDP port selectors) from
 # ORACLE_SEED (default 1), each probed on six ports, with an echo request
 # and with a port unreachable error quoting one of the ports. Inbound
@@ -18,13 +22,18 @@
 # peer -> host: the peer sends each probe through it or in clear, the
 # host delivers it or drops it (fixed cases: an IPsec policy on all or
 # one port, an allow or a block before it, a block that is the newest,
-# then a quarter as many random rounds).
+# clear fragments under port selectors, ESP of the host's SA from another
+# source, which a policy of that source's own SA or a block covers or
+# none does; then a quarter as many random rounds).
 #
 # Asserted: software does what its priority order says (a check of the
 # oracle itself); packet offload does what software does except where
 # 6.12 itself decides otherwise for packet offload (the newest matching
 # policy, not the highest priority, xfrm_policy_insert_list(); no
-# fragmentation, xfrm_dev_offload_ok()), and those differences are never
+# fragmentation, xfrm_dev_offload_ok()) or the block fails closed (TCP
+# or UDP whose ports it cannot read dropped where a port selector might
+# decide; a raw socket's UDP, which the stack's flow sees no ports of,
+# classified by the frame's), and those differences are never
 # a probe software encrypts or drops leaving in clear, nor an inbound
 # probe software drops delivered.
 
@@ -40,12 +49,21 @@ ROUNDS=12
 ROUNDS=${ORACLE_ROUNDS:-$ROUNDS}
 ORA_H=10.77.0.1
 ORA_P=10.77.0.2
+ORA_Q=10.77.0.3
+ORA_H6=fd77::1
+ORA_P6=fd77::2
 SPI=0x1701
 SPI_IN=0x1702
+SPI6=0x1703
+# The peer's mark for its second SA of SPI_IN, from ORA_Q (a state of
+# another mark may share the SPI).
+MARK_Q=7
+# UDP to these ports goes through a VLAN (table 177).
+VLAN_PORTS=20300-20399
 PROBE=$(dirname "$0")/oracle_probe.py
 CASES=$(dirname "$0")/oracle_cases.py
 
-ktap_plan 10
+ktap_plan 11
 
 ipsec_start
 
@@ -63,6 +81,18 @@ on_exit sysctl -qw "net.ipv4.icmp_ratelimit=$rl"
 
 in_peer ip xfrm state add src "$ORA_H" dst "$ORA_P" proto esp spi "$SPI" \
 	reqid 1 mode transport aead 'rfc4106(gcm(aes))' "$IPSEC_K128" 128
+in_peer ip xfrm state add src "$ORA_H6" dst "$ORA_P6" proto esp spi "$SPI6" \
+	reqid 1 mode transport aead 'rfc4106(gcm(aes))' "$IPSEC_K128" 128
+# Spoofed inbound probes: the host's SA of SPI_IN, sent from ORA_Q. The
+# marked state first: one without a mark would take its lookup (EEXIST).
+# Its sequence numbers start far ahead: the host's replay window would
+# drop those the peer's own SA already used (oracle_cases.py's last round).
+in_peer ip xfrm state add src "$ORA_Q" dst "$ORA_H" proto esp spi "$SPI_IN" \
+	reqid 3 mode transport aead 'rfc4106(gcm(aes))' "$IPSEC_K128" 128 \
+	mark "$MARK_Q" replay-oseq 100000
+in_peer ip xfrm policy add src "$ORA_Q/32" dst "$ORA_H/32" proto udp \
+	sport 40003 dir out mark "$MARK_Q" tmpl src "$ORA_Q" dst "$ORA_H" \
+	proto esp reqid 3 mode transport
 # Inbound probes: the peer's SA to the host, for what it sends from the
 # port oracle_probe.py's encrypted probes come from.
 in_peer ip xfrm state add src "$ORA_P" dst "$ORA_H" proto esp spi "$SPI_IN" \
@@ -79,7 +109,39 @@ host_state()
 	python3 "$XFRM_NL" state "$ORA_H" "$ORA_P" "$SPI" 1 transport \
 		"$IPSEC_K128" 128 "${off[@]}" &&
 	python3 "$XFRM_NL" state "$ORA_P" "$ORA_H" "$SPI_IN" 2 transport \
-		"$IPSEC_K128" 128 --dir in "${off[@]}"
+		"$IPSEC_K128" 128 --dir in "${off[@]}" &&
+	python3 "$XFRM_NL" state "$ORA_H6" "$ORA_P6" "$SPI6" 1 transport \
+		"$IPSEC_K128" 128 "${off[@]}"
+}
+
+# phase_net DEV PEER_DEV: the addresses on DEV and the peer's PEER_DEV,
+# and vlo, VLAN 100 on each (no IPv6 there: only the probes cross it),
+# the route of VLAN_PORTS, static neighbours.
+phase_net()
+{
+	local mac
+
+	ip addr add "$ORA_H/24" dev "$1" &&
+	ip addr add "$ORA_H6/64" dev "$1" nodad &&
+	in_peer ip addr add "$ORA_P/24" dev "$2" &&
+	in_peer ip addr add "$ORA_Q/32" dev "$2" &&
+	in_peer ip addr add "$ORA_P6/64" dev "$2" nodad &&
+	in_peer sysctl -qw "net.ipv6.conf.$2.seg6_enabled=1" &&
+	ip link add link "$1" name vlo type vlan id 100 &&
+	in_peer ip link add link "$2" name vlo type vlan id 100 &&
+	sysctl -qw net.ipv6.conf.vlo.disable_ipv6=1 &&
+	in_peer sysctl -qw net.ipv6.conf.vlo.disable_ipv6=1 &&
+	in_peer sysctl -qw net.ipv4.conf.vlo.rp_filter=0 &&
+	ip link set vlo up && in_peer ip link set vlo up &&
+	ip route add "$ORA_P/32" dev vlo table 177 &&
+	mac=$(in_peer cat /sys/class/net/vlo/address) &&
+	ip neigh replace "$ORA_P" lladdr "$mac" dev vlo
+}
+
+# vlan_rx: frames the peer's vlo received.
+vlan_rx()
+{
+	in_peer cat /sys/class/net/vlo/statistics/rx_packets
 }
 
 # pol_line PHASE DIR ACTION PRIO PROTO PORT [OPTION...]: xfrm_nl.py's
@@ -87,10 +149,21 @@ host_state()
 pol_line()
 {
 	local phase=$1 dir=$2 action=$3 prio=$4 proto=$5 port=$6 sel=() tmpl
-	local ends="$ORA_H/32 $ORA_P/32" ta="$ORA_H $ORA_P 1"
+	local ends="$ORA_H/32 $ORA_P/32" ta="$ORA_H $ORA_P 1" src=$ORA_P/32
+	local reqid=2 rest=() w
 
 	shift 6
-	[ "$dir" = in ] && ends="$ORA_P/32 $ORA_H/32" ta="$ORA_P $ORA_H 2"
+	# oracle_cases.py's words: the family, the peer's source, the reqid.
+	for w; do
+		case $w in
+		v6) ends="$ORA_H6/128 $ORA_P6/128" ta="$ORA_H6 $ORA_P6 1" ;;
+		from-q) src=$ORA_Q/32 ;;
+		from-net) src=${ORA_P%.*}.0/24 ;;
+		reqid-*) reqid=${w#reqid-} ;;
+		*) rest+=("$w") ;;
+		esac
+	done
+	[ "$dir" = in ] && ends="$src $ORA_H/32" ta="${src%/*} $ORA_H $reqid"
 	[ "$proto" = udp ] && sel=(--proto udp)
 	[ "$port" != - ] && sel+=(--dport "$port")
 	case $action in
@@ -98,7 +171,7 @@ pol_line()
 	allow) tmpl="- - - - --no-tmpl" ;;
 	block) tmpl="- - - - --no-tmpl --action block" ;;
 	esac
-	echo "policy $dir $ends $tmpl --priority $prio ${sel[*]} $*" \
+	echo "policy $dir $ends $tmpl --priority $prio ${sel[*]} ${rest[*]}" \
 		"$([ "$phase" = hw ] && echo "--offload packet --dev $HOST_IF")"
 }
 
@@ -128,7 +201,9 @@ run_round()
 		[ "$phase" = hw ] && wait_for 10 block_pols "$ni" "$n"
 		# shellcheck disable=SC2046 # the probes, one word each
 		python3 "$PROBE" "$PEER_NS" "$ORA_H" "$ORA_P" "$SPI" \
-			--in-spi "$SPI_IN" $(cat "$W/probes") | sed "s/^/$name /"
+			--in-spi "$SPI_IN" --v6 "$ORA_H6" "$ORA_P6" "$SPI6" \
+			--spoof "$ORA_Q" "$MARK_Q" $(cat "$W/probes") 2>>"$W/notes" |
+			sed "s/^/$name /"
 	fi
 	ip xfrm policy flush
 	[ "$phase" = hw ] && wait_for 10 block_pols 0 0
@@ -154,7 +229,9 @@ run_phase()
 			pol_line "$phase" out "$a" "$b" "$c" "$d" $rest \
 				>>"$W/pols" ;;
 		ipol)
-			pol_line "$phase" in "$a" "$b" "$c" "$d" >>"$W/pols" ;;
+			# shellcheck disable=SC2086 # options, one word each
+			pol_line "$phase" in "$a" "$b" "$c" "$d" $rest \
+				>>"$W/pols" ;;
 		upd)
 			pol_line "$phase" out "$a" "$b" "$c" "$d" --update \
 				>>"$W/pols" ;;
@@ -165,33 +242,57 @@ run_phase()
 	[ -n "$name" ] && run_round "$phase" "$name"
 }
 
+modprobe 8021q 2>/dev/null
+ip rule add pref 177 ipproto udp dport "$VLAN_PORTS" lookup 177
+on_exit ip rule del pref 177
+in_peer sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv6.conf.all.seg6_enabled=1
+
 # Software: the SA and policies in software, the peer behind a veth.
 ip link add vo0 type veth peer name vo1 netns "$PEER_NS" &&
-ip addr add "$ORA_H/24" dev vo0 && ip link set vo0 up &&
-in_peer ip addr add "$ORA_P/24" dev vo1 && in_peer ip link set vo1 up
-if out=$(host_state sw 2>&1) && ping -q -c 1 -W 3 "$ORA_P" >/dev/null; then
+ip link set vo0 up && in_peer ip link set vo1 up &&
+out=$(phase_net vo0 vo1 2>&1)
+if out=$(echo "$out" && host_state sw 2>&1) &&
+   ping -q -c 1 -W 3 "$ORA_P" >/dev/null; then
 	ktap_ok "software: the SA, the peer behind a veth"
 else
 	ktap_fail "software: the SA, the peer behind a veth" "$out"
 fi
+v0=$(vlan_rx)
 run_phase sw >"$W/sw"
+vlan_sw=$(($(vlan_rx) - v0))
 ip xfrm state flush
+# vlo goes with it, and the peer's with vo1.
 ip link del vo0
 
 # Packet offload: the same on the device.
-ip addr add "$ORA_H/24" dev "$HOST_IF"
-in_peer ip addr add "$ORA_P/24" dev "$WIRE_IF"
-if out=$(host_state hw 2>&1) &&
-   ipsec_offloaded "$SPI" "$ORA_H" "$ORA_P"; then
-	ktap_ok "packet offload: the SA in the block"
+on_exit ip link del vlo
+if out=$(phase_net "$HOST_IF" "$WIRE_IF" 2>&1 && host_state hw 2>&1) &&
+   ipsec_offloaded "$SPI" "$ORA_H" "$ORA_P" &&
+   ipsec_offloaded "$SPI6" "$ORA_H6" "$ORA_P6"; then
+	ktap_ok "packet offload: the SAs in the block"
 else
-	ktap_fail "packet offload: the SA in the block" "$out"
+	ktap_fail "packet offload: the SAs in the block" "$out"
 fi
+v0=$(vlan_rx)
 run_phase hw >"$W/hw"
+vlan_hw=$(($(vlan_rx) - v0))
 
 while read -r line; do
 	ktap_diag "$line"
 done <"$W/notes"
+
+# The VLAN probes that arrived came through the VLAN.
+vlan_got()
+{
+	awk '$2 ~ /:vlan$/ && ($3 == "enc" || $3 == "clear")' "$1" | grep -c .
+}
+why="software: $(vlan_got "$W/sw") VLAN probes arrived, the peer's vlo got $vlan_sw frames; offload: $(vlan_got "$W/hw") and $vlan_hw"
+if [ "$(vlan_got "$W/sw")" -gt 0 ] && [ "$vlan_sw" -ge "$(vlan_got "$W/sw")" ] &&
+   [ "$(vlan_got "$W/hw")" -gt 0 ] && [ "$vlan_hw" -ge "$(vlan_got "$W/hw")" ]; then
+	ktap_ok "the VLAN probes went through VLAN 100, in software and offload" "$why"
+else
+	ktap_fail "the VLAN probes went through VLAN 100, in software and offload" "$why"
+fi
 
 # One line a probe: round probe sw-predicted hw-predicted sw hw.
 awk '$1 == "round" { r = $2 } $1 == "probe" { print r, $2, $3, $4 }' \
@@ -202,6 +303,9 @@ awk 'FILENAME == ARGV[1] { sw[$1 " " $2] = $3; next }
      { k = $1 " " $2
        print $0, (k in sw ? sw[k] : "none"), (k in hw ? hw[k] : "none") }' \
 	"$W/sw" "$W/hw" "$W/pred" >"$W/all"
+# The fixed rounds' verdicts (the random ones only where they fail).
+awk '$1 !~ /^(in-)?random-/ { print "verdict", $1, $2, "sw", $5, "hw", $6, "predicted", $3, $4 }' \
+	"$W/all" | while read -r line; do ktap_diag "$line"; done
 n=$(grep -c . "$W/pred")
 got_sw=$(grep -c . "$W/sw") got_hw=$(grep -c . "$W/hw")
 bad_sw=$(awk '$3 != $5' "$W/all")
@@ -232,5 +336,6 @@ else
 fi
 ipsec_flush
 ip addr del "$ORA_H/24" dev "$HOST_IF"
+ip addr del "$ORA_H6/64" dev "$HOST_IF"
 kernel_log_clean "no kernel warnings"
 ktap_finish

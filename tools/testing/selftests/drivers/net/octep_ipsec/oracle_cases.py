@@ -24,7 +24,11 @@ whatever its priority; what it then protects goes to the block with its
 SA, which encrypts it unless its own table (by priority) says block; what
 the stack leaves clear the block classifies by priority. A datagram over
 the MTU is dropped: xfrm_dev_offload_ok() does not fragment for packet
-offload. HW "refused": the driver refuses the round's policy.
+offload. Where the block cannot read the ports (a fragment, a UDP header
+cut short) a policy naming a port that might outrank the match and is not
+an allow makes it drop; a raw socket's UDP the stack sees with no ports,
+the block with the frame's. HW "refused": the driver refuses the round's
+policy. v6 policies and udp6 probes are IPv6, a second SA of reqid 1.
 
 Inbound rounds (ipol, the host's inbound policies through a second SA,
 peer -> host) probe with in:PORT:enc or in:PORT:clear, the peer sending
@@ -37,6 +41,9 @@ the block's table decides the same way, and 6.12 takes its word
 the driver's backstop by priority as software does, and by the stack
 when the newest matching policy blocks (xfrm_policy_insert_list() again):
 an IPsec policy there lets it through, the driver having checked it.
+An inbound policy from-q covers the peer's second address (spoof probes
+come from it through the host's SA of reqid 2), from-net both; a
+template of reqid 3 is another SA's, which such a probe does not fit.
 """
 import random
 import sys
@@ -46,39 +53,94 @@ def verdict(action):
     return {'ipsec': 'enc', 'allow': 'clear', 'block': 'drop', None: 'clear'}[action]
 
 
-def covers(pol, probe):
+# The port a probe's selectors meet: the stack's (its flow: a raw socket
+# gives none) and the block's (the frame: a fragment or a header cut short
+# gives none). 'port', 'zero' or 'unknown'.
+STACK_ZERO = ('raw', 'short')
+BLOCK_UNKNOWN = ('big', 'short')
+
+
+def port_view(probe, who):
+    opt = probe[2] if len(probe) > 2 else ''
+    if who == 'stack':
+        return 'zero' if opt in STACK_ZERO else 'port'
+    if opt in BLOCK_UNKNOWN or (probe[0] == 'in' and opt == 'bigclear'):
+        return 'unknown'
+    return 'port' if opt != 'short' else 'zero'
+
+
+def source(probe):
+    return 'q' if probe[0] == 'in' and probe[2] == 'spoof' else 'p'
+
+
+def covers(pol, probe, view='port'):
+    """Does pol cover probe, its port as view says (unknown: not;
+    any: whatever the port)?"""
     kind, port = probe[0], probe[1]
+    if pol['fam'] != (6 if kind == 'udp6' else 4):
+        return False
+    if kind == 'in' and pol['src'] not in ('net', source(probe)):
+        return False
     if pol['proto'] == 'any':
         return True
-    return kind in ('udp', 'in') and (pol['port'] is None or
-                                      pol['port'] == port)
+    return kind in ('udp', 'udp6', 'in') and \
+        (pol['port'] is None or view == 'any' or
+         (view == 'port' and pol['port'] == port))
 
 
-def by_priority(pols, probe):
+def by_priority(pols, probe, view='port'):
     best = None
     for p in pols:      # insertion order: the older wins a tie
-        if covers(p, probe) and (best is None or p['prio'] < best['prio']):
+        if covers(p, probe, view) and (best is None or p['prio'] < best['prio']):
             best = p
-    return best['action'] if best else None
+    return best
 
 
-def newest(pols, probe):
+def action(pol):
+    return pol['action'] if pol else None
+
+
+def newest(pols, probe, view='port'):
     for p in reversed(pols):
-        if covers(p, probe):
+        if covers(p, probe, view):
             return p['action']
     return None
 
 
+def fail_closed(pols, probe):
+    """The block's table for a frame whose ports it cannot see: a policy
+    naming a port it might match, ranked before the best of the others
+    and not an allow, drops it; else the best of the others decides."""
+    best = by_priority(pols, probe, 'unknown')
+    for p in pols:
+        if covers(p, probe, 'any') and p['port'] is not None and \
+           p['action'] != 'allow' and \
+           (best is None or p['prio'] < best['prio'] or
+                (p['prio'] == best['prio'] and pols.index(p) < pols.index(best))):
+            return 'block'
+    return action(best)
+
+
+def table(pols, probe, named=False):
+    """The block's table; for a frame the host named (ENCAP) a port it
+    cannot see counts as none, the SA being the host's choice."""
+    view = port_view(probe, 'block')
+    if view == 'unknown':
+        return action(by_priority(pols, probe, 'zero')) if named \
+            else fail_closed(pols, probe)
+    return action(by_priority(pols, probe, view))
+
+
 def predict(pols, probe):
-    sw = verdict(by_priority(pols, probe))
-    stack = newest(pols, probe)
-    table = by_priority(pols, probe)
+    sview = port_view(probe, 'stack')
+    sw = verdict(action(by_priority(pols, probe, sview)))
+    stack = newest(pols, probe, sview)
     if stack == 'block':
         hw = 'drop'
     elif stack == 'ipsec':
-        hw = 'drop' if table == 'block' else 'enc'
+        hw = 'drop' if table(pols, probe, True) == 'block' else 'enc'
     else:
-        hw = verdict(table)
+        hw = verdict(table(pols, probe))
     if stack == 'ipsec' and 'big' in probe[2:]:
         hw = 'drop'
     return sw, hw
@@ -86,27 +148,41 @@ def predict(pols, probe):
 
 def predict_in(ipols, probe):
     """Inbound: deliver or drop, software and packet offload."""
-    clear = probe[2] == 'clear'
+    clear = probe[2] in ('clear', 'bigclear')
     best = by_priority(ipols, probe)
-    sw = 'drop' if best == 'block' or (best == 'ipsec' and clear) \
+    # The SA the probe came through has reqid 2; a template of another
+    # (another peer's SA) does not take it.
+    sw = 'drop' if action(best) == 'block' or \
+        (action(best) == 'ipsec' and (clear or best['reqid'] != 2)) \
         else 'deliver'
     hw = sw
     if clear and newest(ipols, probe) == 'block':
         hw = 'drop'
+    if port_view(probe, 'block') == 'unknown' and \
+       fail_closed(ipols, probe) in ('block', 'ipsec'):
+        hw = 'drop'
     return sw, hw
+
+
+def words(p):
+    """A policy's words after its kind; v6, from-SRC and reqid-N are
+    ipsec_oracle.sh's, the rest xfrm_nl.py's."""
+    w = [p['action'], p['prio'], p['proto'],
+         p['port'] if p['port'] is not None else '-']
+    w += ['v6'] if p['fam'] == 6 else []
+    w += ['from-' + p['src']] if p['src'] != 'p' else []
+    w += ['reqid-%d' % p['reqid']] if p['reqid'] != 2 else []
+    return w + list(p['extra'])
 
 
 def emit(name, pols, probes, upd=None, refuse=False, ipols=()):
     print('round', name)
     for p in pols:
-        print('pol', p['action'], p['prio'], p['proto'],
-              p['port'] if p['port'] is not None else '-', *p.get('extra', ()))
+        print('pol', *words(p))
     for p in ipols:
-        print('ipol', p['action'], p['prio'], p['proto'],
-              p['port'] if p['port'] is not None else '-')
+        print('ipol', *words(p))
     if upd:
-        print('upd', upd['action'], upd['prio'], upd['proto'],
-              upd['port'] if upd['port'] is not None else '-')
+        print('upd', *words(upd))
         pols = [upd if (p['proto'], p['port']) == (upd['proto'], upd['port'])
                 else p for p in pols]
     for pr in probes:
@@ -116,9 +192,10 @@ def emit(name, pols, probes, upd=None, refuse=False, ipols=()):
         print('probe', ':'.join(str(x) for x in pr), sw, hw)
 
 
-def pol(action, prio, proto='any', port=None, extra=()):
+def pol(action, prio, proto='any', port=None, extra=(), fam=4, src='p',
+        reqid=2):
     return {'action': action, 'prio': prio, 'proto': proto, 'port': port,
-            'extra': extra}
+            'extra': extra, 'fam': fam, 'src': src, 'reqid': reqid}
 
 
 def main():
@@ -164,6 +241,34 @@ def main():
          [('in', 23051, 'enc'), ('in', 23051, 'clear'),
           ('in', 23052, 'clear')],
          ipols=[pol('allow', 10, 'udp', 23051), pol('block', 100)])
+    # Frames the block parses, not the stack's flow. Through a VLAN on
+    # ours (ipsec_oracle.sh routes ports 20300-20399 there): the stack
+    # leaves them to the table, which must look behind the tag.
+    emit('vlan', [pol('ipsec', 10, 'udp', 20301), pol('block', 20, 'udp', 20302),
+                  pol('allow', 100)],
+         [('udp', 20301, 'vlan'), ('udp', 20302, 'vlan'),
+          ('udp', 20303, 'vlan')])
+    # Ports the block cannot see (a fragment, a UDP header cut short) or
+    # the stack does not (a raw socket's UDP), under port selectors.
+    emit('frag-port', [pol('ipsec', 10, 'udp', 20251), pol('allow', 100)],
+         [('udp', 20251, 'opts'), ('udp', 20251, 'big'),
+          ('udp', 20251, 'short'), ('udp', 20251, 'raw')])
+    # IPv6 extension headers before UDP: hop-by-hop, destination options,
+    # a routing header (segment routing, none left), a fragment header;
+    # 20281 the stack's IPsec policy, 20291 the table's.
+    emit('v6-exthdr', [pol('ipsec', 10, 'udp', 20291, fam=6),
+                       pol('allow', 100, fam=6),
+                       pol('ipsec', 10, 'udp', 20281, fam=6)],
+         [('udp6', 20281, 'hbh'), ('udp6', 20281, 'rth'),
+          ('udp6', 20291, 'dst'),
+          ('udp6', 20291, 'rth'), ('udp6', 20291, 'big'),
+          ('udp6', 20292, 'hbh')])
+    # Clear fragments in, under port selectors.
+    emit('in-frag-port', [],
+         [('in', 23071, 'bigclear'), ('in', 23081, 'bigclear'),
+          ('in', 23071, 'enc')],
+         ipols=[pol('block', 10, 'udp', 23081), pol('ipsec', 50, 'udp', 23071),
+                pol('allow', 100)])
     rnd = random.Random(seed)
     # A quarter as many as outbound: half their probes are drops, each a
     # second's wait.
@@ -197,6 +302,15 @@ def main():
         probes = [('udp', base + i) for i in range(6)] + [('icmp', r)] + \
             [('icmperr', base + rnd.randrange(6))]
         emit('random-%d-%d' % (seed, r), pols, probes)
+    # ESP of the host's SA from another address (the peer's second, q):
+    # what no policy of q covers, what one of q's own SA (reqid 3) or a
+    # block does. Last: its sequence numbers, far ahead of the peer's own
+    # SA's, move the host's replay window past what that SA sends.
+    emit('in-spoof', [], [('in', 23091, 'enc'), ('in', 23091, 'spoof'),
+                          ('in', 23101, 'spoof'), ('in', 23111, 'spoof')],
+         ipols=[pol('ipsec', 100),
+                pol('ipsec', 100, 'udp', 23101, src='q', reqid=3),
+                pol('block', 10, 'udp', 23111, src='net')])
     return 0
 
 
