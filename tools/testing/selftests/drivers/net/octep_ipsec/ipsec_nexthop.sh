@@ -64,7 +64,7 @@ far_setup()
 {
 	ipsec_far_ns "$FAR_NS" vrt vfar "$RT_IN" "$FAR" "$FAR_IN" &&
 	in_far ip route add default via "$RT_IN" &&
-	ip addr add "$IN4_H/32" dev lo &&
+	ip addr replace "$IN4_H/32" dev lo &&
 	host_net "$PEER_IP4" &&
 	ip netns add "$LAN_NS" &&
 	ip link add vnh type veth peer name vlan netns "$LAN_NS" &&
