@@ -37,6 +37,12 @@ enum octep_rx_stat {
 	OCTEP_RXS_OQ_BUSY,
 	OCTEP_RXS_COPYBREAK,
 	OCTEP_RXS_RXWD_SKIPPED,
+	OCTEP_RXS_XDP_DROP,
+	OCTEP_RXS_XDP_TX,
+	OCTEP_RXS_XDP_TX_ERR,
+	OCTEP_RXS_XDP_REDIRECT,
+	OCTEP_RXS_XDP_REDIRECT_ERR,
+	OCTEP_RXS_XDP_ABORTED,
 	OCTEP_N_RX
 };
 
@@ -55,6 +61,8 @@ enum octep_tx_stat {
 	OCTEP_TXS_GATHER,
 	OCTEP_TXS_LINEARIZE,
 	OCTEP_TXS_EXCESS,
+	OCTEP_TXS_XDP_XMIT,
+	OCTEP_TXS_XDP_XMIT_ERR,
 	OCTEP_N_TX
 };
 
@@ -96,6 +104,13 @@ static const struct octep_stat_name octep_rx_names[OCTEP_N_RX] = {
 	[OCTEP_RXS_OQ_BUSY]		= { "oq_busy", "oq_busy" },
 	[OCTEP_RXS_COPYBREAK]		= { "copybreak", "rx_copybreak" },
 	[OCTEP_RXS_RXWD_SKIPPED]	= { "rxwd_skipped", "rxwd_skipped" },
+	/* No standard counter has XDP's verdicts: per ring and totals. */
+	[OCTEP_RXS_XDP_DROP]		= { "xdp_drop", "xdp_drop" },
+	[OCTEP_RXS_XDP_TX]		= { "xdp_tx", "xdp_tx" },
+	[OCTEP_RXS_XDP_TX_ERR]		= { "xdp_tx_err", "xdp_tx_err" },
+	[OCTEP_RXS_XDP_REDIRECT]	= { "xdp_redirect", "xdp_redirect" },
+	[OCTEP_RXS_XDP_REDIRECT_ERR]	= { "xdp_redirect_err", "xdp_redirect_err" },
+	[OCTEP_RXS_XDP_ABORTED]		= { "xdp_aborted", "xdp_aborted" },
 };
 
 static const struct octep_stat_name octep_tx_names[OCTEP_N_TX] = {
@@ -105,6 +120,9 @@ static const struct octep_stat_name octep_tx_names[OCTEP_N_TX] = {
 	[OCTEP_TXS_GATHER]	= { "gather", "tx_gather" },
 	[OCTEP_TXS_LINEARIZE]	= { "linearize", "tx_linearize" },
 	[OCTEP_TXS_EXCESS]	= { "excess", "tx_excess" },
+	/* XDP_TX's and ndo_xdp_xmit's frames, queued or not. */
+	[OCTEP_TXS_XDP_XMIT]	= { "xdp_xmit", "tx_xdp_xmit" },
+	[OCTEP_TXS_XDP_XMIT_ERR] = { "xdp_xmit_err", "tx_xdp_xmit_err" },
 };
 
 static const char * const octep_dev_names[] = {
@@ -157,6 +175,12 @@ static void octep_rx_vals(struct octep_oq *oq, u64 *v)
 		v[OCTEP_RXS_RXWD_STALLS] = s->rxwd_stalls;
 		v[OCTEP_RXS_TICK_REQUESTS] = s->tick_requests;
 		v[OCTEP_RXS_COPYBREAK] = s->copybreak;
+		v[OCTEP_RXS_XDP_DROP] = s->xdp_drop;
+		v[OCTEP_RXS_XDP_TX] = s->xdp_tx;
+		v[OCTEP_RXS_XDP_TX_ERR] = s->xdp_tx_err;
+		v[OCTEP_RXS_XDP_REDIRECT] = s->xdp_redirect;
+		v[OCTEP_RXS_XDP_REDIRECT_ERR] = s->xdp_redirect_err;
+		v[OCTEP_RXS_XDP_ABORTED] = s->xdp_aborted;
 	} while (u64_stats_fetch_retry(&s->syncp, start));
 	v[OCTEP_RXS_OQ_DECLINED] = atomic64_read(&oq->oq_declined);
 	v[OCTEP_RXS_OQ_HANDED] = atomic64_read(&oq->oq_handed);
@@ -186,6 +210,8 @@ static void octep_tx_vals(struct octep_iq *iq, u64 *v)
 		v[OCTEP_TXS_TSO_SEGS] = s->tso_segs;
 		v[OCTEP_TXS_GATHER] = s->gather;
 		v[OCTEP_TXS_LINEARIZE] = s->linearize;
+		v[OCTEP_TXS_XDP_XMIT] = s->xdp_xmit;
+		v[OCTEP_TXS_XDP_XMIT_ERR] = s->xdp_xmit_err;
 	} while (u64_stats_fetch_retry(&s->syncp, start));
 	do {
 		start = u64_stats_fetch_begin(&c->syncp);

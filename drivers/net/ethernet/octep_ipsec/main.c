@@ -81,7 +81,8 @@ static ssize_t octep_service_read(struct file *file, char __user *ubuf,
 }
 
 /*
- * Refused (-EBUSY) while the datapath is up (the interface up): what it set
+ * Refused (-EBUSY) while the datapath is up (the interface up) or an XDP
+ * program is attached (the watchdog's pass runs none): what it set
  * up follows the servicing (the page pools' NAPI binding, the watchdog
  * timer's softirq mode), and a watchdog making passes beside a visit that
  * takes no pass flag would be two servicers in one ring. Down (@up is
@@ -101,7 +102,8 @@ static ssize_t octep_service_write(struct file *file, const char __user *ubuf,
 		return val;
 	rtnl_lock();
 	if (val != oct->service) {
-		if (oct->up)
+		/* service=pass's watchdog pass cannot run XDP. */
+		if (oct->up || oct->xdp_prog)
 			err = -EBUSY;
 		else
 			octep_wd_set_service(oct, val);

@@ -3,6 +3,7 @@
  * octep_ipsec: the netdev - open/stop, the interrupt, the quiesce and the
  * resume, reconfiguration.
  */
+#include <linux/bpf.h>
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/ktime.h>
@@ -452,13 +453,17 @@ static void octep_tx_stop(struct octep_dev *oct)
 }
 
 /**
- * octep_reconfigure() - change ring pairs or ring sizes, under traffic
+ * octep_reconfigure_xdp() - change ring pairs, ring sizes or XDP program
  * @oct: device, under RTNL
  * @rings: ring pairs to use
  * @rx_size: output ring size
  * @tx_size: input ring size
+ * @prog: the XDP program to attach (its reference becomes ours), or NULL
  *
- * Through a quiesce. The new rings are prepared before the old ones are
+ * Through a quiesce. The program is installed with the polls stopped,
+ * before the new rings are laid out for it; on failure the old one stays
+ * and the caller keeps its reference to @prog, on success the caller puts
+ * the old program's. The new rings are prepared before the old ones are
  * freed: if that fails, the old configuration goes on as it was. Packets
  * the block had counted in the old rings are counted as drops. Should
  * bringing the new rings up fail after all (an IRQ, a page pool), the old
@@ -466,9 +471,10 @@ static void octep_tx_stop(struct octep_dev *oct)
  *
  * Return: 0 or a negative errno.
  */
-int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
-		      u32 rx_size, u32 tx_size)
+int octep_reconfigure_xdp(struct octep_dev *oct, unsigned int rings,
+			  u32 rx_size, u32 tx_size, struct bpf_prog *prog)
 {
+	struct bpf_prog *old_prog = oct->xdp_prog;
 	unsigned int old_rings = oct->num_rings;
 	u32 old_rx = oct->rx_ring_size, old_tx = oct->tx_ring_size;
 	struct net_device *netdev = oct->netdev;
@@ -483,6 +489,7 @@ int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
 		WRITE_ONCE(oct->num_rings, rings);
 		oct->rx_ring_size = rx_size;
 		oct->tx_ring_size = tx_size;
+		WRITE_ONCE(oct->xdp_prog, prog);
 		octep_rss_follow_rings(oct);
 		return 0;
 	}
@@ -505,12 +512,15 @@ int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
 	WRITE_ONCE(oct->num_rings, rings);
 	oct->rx_ring_size = rx_size;
 	oct->tx_ring_size = tx_size;
+	/* No poll runs: read by them only once the gate opens. */
+	WRITE_ONCE(oct->xdp_prog, prog);
 	err = octep_datapath_up(oct, mem);
 	octep_rings_release(oct, mem, rings);
 	if (err) {
 		WRITE_ONCE(oct->num_rings, old_rings);
 		oct->rx_ring_size = old_rx;
 		oct->tx_ring_size = old_tx;
+		WRITE_ONCE(oct->xdp_prog, old_prog);
 		mem = octep_rings_prepare(oct, old_rings, old_rx, old_tx);
 		if (IS_ERR(mem) ||
 		    netif_set_real_num_queues(netdev, old_rings, old_rings) ||
@@ -533,6 +543,84 @@ resume:
 	 */
 	netif_tx_wake_all_queues(netdev);
 	return err;
+}
+
+/**
+ * octep_reconfigure() - change ring pairs or ring sizes, under traffic
+ * @oct: device, under RTNL
+ * @rings: ring pairs to use
+ * @rx_size: output ring size
+ * @tx_size: input ring size
+ *
+ * octep_reconfigure_xdp() keeping the XDP program.
+ *
+ * Return: 0 or a negative errno.
+ */
+int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
+		      u32 rx_size, u32 tx_size)
+{
+	return octep_reconfigure_xdp(oct, rings, rx_size, tx_size,
+				     oct->xdp_prog);
+}
+
+/*
+ * XDP_SETUP_PROG. One frame a buffer, no multi-buffer: a program is
+ * refused while the MTU is larger than the buffer laid out for XDP
+ * holds, and while it is attached the device's maximum MTU is that
+ * (so the core refuses a larger one). Attaching the first program or
+ * detaching the last rebuilds the rings, laid out for it (headroom,
+ * mapping both ways for XDP_TX); a program for another is a swap.
+ */
+static int octep_xdp_setup(struct octep_dev *oct, struct bpf_prog *prog,
+			   struct netlink_ext_ack *extack)
+{
+	struct net_device *netdev = oct->netdev;
+	struct bpf_prog *old = oct->xdp_prog;
+	int err;
+
+	if (prog && netdev->mtu > OCTEP_XDP_MAX_MTU) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "MTU %u too large for XDP (max %lu: one buffer a frame)",
+				       netdev->mtu, OCTEP_XDP_MAX_MTU);
+		return -EOPNOTSUPP;
+	}
+	if (prog && READ_ONCE(oct->service) != OCTEP_SERVICE_VISIT) {
+		NL_SET_ERR_MSG_MOD(extack, "XDP needs service=visit");
+		return -EOPNOTSUPP;
+	}
+	if (!oct->up || !old == !prog) {
+		/*
+		 * The rings as they are (or none): a poll sees the old
+		 * program or the new one, and the old is freed after an
+		 * RCU grace period, which the polls' BH-off sections are.
+		 */
+		WRITE_ONCE(oct->xdp_prog, prog);
+	} else {
+		err = octep_reconfigure_xdp(oct, oct->num_rings,
+					    oct->rx_ring_size,
+					    oct->tx_ring_size, prog);
+		if (err) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "cannot lay the rings out for XDP");
+			return err;
+		}
+	}
+	if (old)
+		bpf_prog_put(old);
+	netdev->max_mtu = prog ? OCTEP_XDP_MAX_MTU : OCTEP_MAX_MTU;
+	return 0;
+}
+
+static int octep_bpf(struct net_device *netdev, struct netdev_bpf *bpf)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+
+	switch (bpf->command) {
+	case XDP_SETUP_PROG:
+		return octep_xdp_setup(oct, bpf->prog, bpf->extack);
+	default:
+		return -EINVAL;
+	}
 }
 
 /* ndo_open, and a resume of a device that was running. */
@@ -648,6 +736,8 @@ static const struct net_device_ops octep_netdev_ops = {
 	.ndo_get_stats64	= octep_get_stats64,
 	.ndo_set_mac_address	= octep_set_mac_address,
 	.ndo_validate_addr	= eth_validate_addr,
+	.ndo_bpf		= octep_bpf,
+	.ndo_xdp_xmit		= octep_xdp_xmit,
 };
 
 /**
@@ -681,6 +771,9 @@ int octep_netdev_create(struct octep_dev *oct)
 	netdev->watchdog_timeo = OCTEP_TX_TIMEOUT;
 	netdev->min_mtu = ETH_MIN_MTU;
 	netdev->max_mtu = OCTEP_MAX_MTU;
+	/* One buffer a frame: no NETDEV_XDP_ACT_RX_SG nor _NDO_XMIT_SG. */
+	netdev->xdp_features = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_REDIRECT |
+			       NETDEV_XDP_ACT_NDO_XMIT;
 	if (is_valid_ether_addr(oct->sdp->mac_addr))
 		eth_hw_addr_set(netdev, oct->sdp->mac_addr);
 	else

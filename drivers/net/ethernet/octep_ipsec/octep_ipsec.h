@@ -19,6 +19,7 @@
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
+#include <net/xdp.h>
 
 #include "octep_compat.h"
 #include "octep_sdp.h"
@@ -36,10 +37,20 @@
  * skb_shared_info so the page becomes the skb's head without a copy.
  */
 #define OCTEP_RX_HEADROOM	(NET_SKB_PAD + NET_IP_ALIGN)
-#define OCTEP_RX_BUF_SIZE	(PAGE_SIZE - OCTEP_RX_HEADROOM - \
+#define OCTEP_RX_BUF_SIZE_AT(off) (PAGE_SIZE - (off) - \
 				 SKB_DATA_ALIGN(sizeof(struct skb_shared_info)))
+#define OCTEP_RX_BUF_SIZE	OCTEP_RX_BUF_SIZE_AT(OCTEP_RX_HEADROOM)
 #define OCTEP_RX_MAX_PKT	(OCTEP_RX_BUF_SIZE - OCTEP_SDP_RESP_HDR_LEN)
 #define OCTEP_MAX_MTU		(OCTEP_RX_MAX_PKT - ETH_HLEN - VLAN_HLEN)
+/*
+ * With an XDP program the block's part starts where the packet gets
+ * XDP_PACKET_HEADROOM before it (the response header is read before the
+ * program runs, which may write over it): a smaller buffer, one frame a
+ * buffer (no multi-buffer), so a smaller MTU.
+ */
+#define OCTEP_RX_XDP_OFF	(XDP_PACKET_HEADROOM - OCTEP_SDP_RESP_HDR_LEN)
+#define OCTEP_XDP_MAX_MTU	(OCTEP_RX_BUF_SIZE_AT(OCTEP_RX_XDP_OFF) - \
+				 OCTEP_SDP_RESP_HDR_LEN - ETH_HLEN - VLAN_HLEN)
 
 /*
  * Frames this short are copied into a small skb and their page goes back to
@@ -205,6 +216,12 @@ enum octep_wd_find {
  * @rxwd_stalls: watchdog ticks that found the ring left
  * @tick_requests: visits that asked the watchdog for a tick
  * @copybreak: frames copied into a small skb
+ * @xdp_drop: frames the XDP program dropped (XDP_DROP)
+ * @xdp_tx: frames it sent back out (XDP_TX), queued on the pair's input ring
+ * @xdp_tx_err: XDP_TX frames dropped: no room in the input ring
+ * @xdp_redirect: frames it redirected (XDP_REDIRECT)
+ * @xdp_redirect_err: redirects that failed, the frames dropped
+ * @xdp_aborted: XDP_ABORTED and unknown verdicts, the frames dropped
  * @syncp: u64_stats sequence for 32-bit readers
  *
  * Written by whoever holds the ring: the NAPI poll (SCHED held) or, with
@@ -227,6 +244,12 @@ struct octep_rx_stats {
 	u64 rxwd_stalls;
 	u64 tick_requests;
 	u64 copybreak;
+	u64 xdp_drop;
+	u64 xdp_tx;
+	u64 xdp_tx_err;
+	u64 xdp_redirect;
+	u64 xdp_redirect_err;
+	u64 xdp_aborted;
 	struct u64_stats_sync syncp;
 };
 
@@ -241,7 +264,14 @@ struct octep_rx_stats {
  * @head: next descriptor the block fills (next to read)
  * @fill: next descriptor to post
  * @posted: buffers credited to the block and not yet taken
+ * @buf_off: where in a page the block's part (response header, packet)
+ *	starts: OCTEP_RX_HEADROOM, or OCTEP_RX_XDP_OFF with an XDP program
+ * @buf_size: the block's part's size (R_OUT_CONTROL)
+ * @dma_dir: the page pool's mapping: bidirectional with an XDP program,
+ *	whose XDP_TX sends the page out as it is
+ * @xdp: laid out for XDP (set at install, with the program attached then)
  * @flags: OCTEP_OQ_* bits
+ * @xdp_rxq: the ring's XDP receive queue info (memory model: @pp)
  * @stats: owner-written counters
  * @oq_declined: servicers turned away because the ring was held
  * @rxwd_rescues: rings the watchdog found with packets unasked
@@ -273,7 +303,12 @@ struct octep_oq {
 	u32 head;
 	u32 fill;
 	u32 posted;
+	u32 buf_off;
+	u32 buf_size;
+	enum dma_data_direction dma_dir;
+	bool xdp;
 	unsigned long flags;
+	struct xdp_rxq_info xdp_rxq;
 	struct octep_rx_stats stats;
 	atomic64_t oq_declined;
 	atomic64_t rxwd_rescues;
@@ -298,18 +333,23 @@ struct octep_oq {
 
 /**
  * struct octep_tx_buf - what one instruction carries
- * @skb: the frame
+ * @skb: the frame, or NULL for an XDP frame
+ * @xdpf: the XDP frame (@skb NULL): XDP_TX's or ndo_xdp_xmit()'s
  * @dma: bus address of the linear frame (@nsg == 0)
  * @len: its length
  * @nsg: gather entries used; their addresses are in the ring's gather list
  * @head: gather entry 0 is the skb's head (mapped single, not as a page)
+ * @pool: @xdpf is in a page of our page pool, mapped by it (XDP_TX): not
+ *	ours to unmap
  */
 struct octep_tx_buf {
 	struct sk_buff *skb;
+	struct xdp_frame *xdpf;
 	dma_addr_t dma;
 	u32 len;
 	u8 nsg;
 	bool head;
+	bool pool;
 };
 
 struct octep_tx_stats {
@@ -326,6 +366,8 @@ struct octep_tx_stats {
 	u64 gather;
 	u64 linearize;
 	u64 excess;
+	u64 xdp_xmit;
+	u64 xdp_xmit_err;
 	struct u64_stats_sync syncp;
 };
 
@@ -341,7 +383,8 @@ struct octep_tx_stats {
  * @head: next slot to write (ndo_start_xmit only)
  * @tail: next slot to complete (the poll only)
  * @pending: instructions written since the last doorbell
- * @stats: xmit's counters (its completions, wakes and excess stay zero)
+ * @stats: xmit's counters (its completions, wakes and excess stay zero),
+ *	XDP's included: its frames are queued under the same xmit lock
  * @cstats: the completion's counters: completions, wakes, excess
  */
 struct octep_iq {
@@ -531,6 +574,9 @@ struct octep_qvec {
  * @tx_bad_count: input counts larger than the ring (the rings reset)
  * @irq_storms: ring pair lines disabled for interrupts the block sent
  *	while they were off (octep_storm_poll())
+ * @xdp_prog: the attached XDP program, NULL for none; written under RTNL
+ *	(a change to or from NULL only with the polls quiesced, as the rings
+ *	are laid out for it), read by the polls
  * @rss_key: the RSS hash key (ethtool -X hkey); under RTNL
  * @rss_indir: the RSS indirection table, a ring per entry; under RTNL
  * @service: enum octep_service (debugfs "service", for the tests);
@@ -598,6 +644,8 @@ struct octep_dev {
 	atomic64_t tx_bad_count;
 	atomic64_t irq_storms;
 
+	struct bpf_prog *xdp_prog;
+
 	u8 rss_key[OCTEP_SDP_RSS_KEY_SIZE];
 	u8 rss_indir[OCTEP_SDP_RSS_INDIR_SIZE];
 
@@ -653,6 +701,8 @@ void octep_quiesce(struct octep_dev *oct);
 void octep_resume(struct octep_dev *oct);
 int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
 		      u32 rx_size, u32 tx_size);
+int octep_reconfigure_xdp(struct octep_dev *oct, unsigned int rings,
+			  u32 rx_size, u32 tx_size, struct bpf_prog *prog);
 bool octep_qv_schedule(struct octep_qvec *qv, enum octep_ask ask);
 void octep_storm_poll(struct octep_qvec *qv);
 void octep_storm_tick(struct timer_list *t);
@@ -703,6 +753,10 @@ netdev_tx_t octep_start_xmit(struct sk_buff *skb, struct net_device *netdev);
 netdev_features_t octep_features_check(struct sk_buff *skb,
 				       struct net_device *netdev,
 				       netdev_features_t features);
+bool octep_xdp_tx(struct octep_qvec *qv, struct xdp_frame *xdpf);
+void octep_xdp_tx_flush(struct octep_qvec *qv);
+int octep_xdp_xmit(struct net_device *netdev, int n, struct xdp_frame **frames,
+		   u32 flags);
 
 /* watchdog.c */
 void octep_wd_init(struct octep_dev *oct);

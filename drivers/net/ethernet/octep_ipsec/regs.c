@@ -85,7 +85,7 @@ void octep_regs_oq_setup(struct octep_qvec *qv)
 	octep_wr64(oct, OCTEP_SDP_R_OUT_SLIST_BADDR(r), oq->desc_dma);
 	octep_wr64(oct, OCTEP_SDP_R_OUT_SLIST_RSIZE(r), oq->size);
 	octep_wr64(oct, OCTEP_SDP_R_OUT_CONTROL(r),
-		   FIELD_PREP(OCTEP_SDP_OUT_CTL_BUFSIZE, OCTEP_RX_BUF_SIZE));
+		   FIELD_PREP(OCTEP_SDP_OUT_CTL_BUFSIZE, oq->buf_size));
 	octep_wr64(oct, OCTEP_SDP_R_OUT_INT_LEVELS(r), qv->oq_levels);
 	octep_regs_clear_cnts(oct, OCTEP_SDP_R_OUT_CNTS(r));
 	octep_wr64(oct, OCTEP_SDP_R_OUT_ENABLE(r), OCTEP_SDP_RING_ENABLE);

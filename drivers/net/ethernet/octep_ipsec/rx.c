@@ -23,9 +23,12 @@
  * outside the poll.
  */
 #include <linux/bitfield.h>
+#include <linux/bpf_trace.h>
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
+#include <linux/filter.h>
 #include <net/page_pool/helpers.h>
+#include <net/xdp.h>
 
 #include "octep_ipsec.h"
 #include "octep_trace.h"
@@ -48,6 +51,12 @@ struct octep_pass_info {
 	u32 copybreak;
 	u32 oq_unseen;
 	u32 rx_resync;
+	u32 xdp_drop;
+	u32 xdp_tx;
+	u32 xdp_tx_err;
+	u32 xdp_redirect;
+	u32 xdp_redirect_err;
+	u32 xdp_aborted;
 };
 
 static void octep_oq_count(struct octep_oq *oq,
@@ -63,6 +72,12 @@ static void octep_oq_count(struct octep_oq *oq,
 	s->copybreak += pi->copybreak;
 	s->oq_unseen += pi->oq_unseen;
 	s->rx_resync += pi->rx_resync;
+	s->xdp_drop += pi->xdp_drop;
+	s->xdp_tx += pi->xdp_tx;
+	s->xdp_tx_err += pi->xdp_tx_err;
+	s->xdp_redirect += pi->xdp_redirect;
+	s->xdp_redirect_err += pi->xdp_redirect_err;
+	s->xdp_aborted += pi->xdp_aborted;
 }
 
 /**
@@ -96,11 +111,10 @@ u32 octep_oq_refill(struct octep_oq *oq)
 			set_bit(OCTEP_OQ_REFILL, &oq->flags);
 			break;
 		}
-		dma = page_pool_get_dma_addr(page) + OCTEP_RX_HEADROOM;
-		hdr = page_address(page) + OCTEP_RX_HEADROOM;
+		dma = page_pool_get_dma_addr(page) + oq->buf_off;
+		hdr = page_address(page) + oq->buf_off;
 		WRITE_ONCE(hdr->length, 0);
-		dma_sync_single_for_device(dd, dma, OCTEP_RX_BUF_SIZE,
-					   DMA_FROM_DEVICE);
+		dma_sync_single_for_device(dd, dma, oq->buf_size, oq->dma_dir);
 		oq->pages[i] = page;
 		oq->desc[i].buffer_ptr = cpu_to_le64(dma);
 		oq->desc[i].info = 0;
@@ -146,9 +160,12 @@ static void octep_rx_offloads(struct octep_oq *oq, struct sk_buff *skb,
 		skb_set_hash(skb, hash, PKT_HASH_TYPE_L3);
 }
 
-/* The page becomes the skb's head: no copy, the whole page charged. */
+/*
+ * The page becomes the skb's head: no copy, the whole page charged. The
+ * frame is @len bytes at @off in the page.
+ */
 static struct sk_buff *octep_rx_build(struct napi_struct *napi,
-				      struct page *page, u32 len)
+				      struct page *page, u32 off, u32 len)
 {
 	struct sk_buff *skb;
 
@@ -157,7 +174,7 @@ static struct sk_buff *octep_rx_build(struct napi_struct *napi,
 	if (unlikely(!skb))
 		return NULL;
 	skb_mark_for_recycle(skb);
-	skb_reserve(skb, OCTEP_RX_HEADROOM + OCTEP_SDP_RESP_HDR_LEN);
+	skb_reserve(skb, off);
 	__skb_put(skb, len);
 	return skb;
 }
@@ -169,11 +186,10 @@ static struct sk_buff *octep_rx_build(struct napi_struct *napi,
  */
 static struct sk_buff *octep_rx_copy(struct octep_oq *oq,
 				     struct napi_struct *napi,
-				     struct page *page, u32 len,
+				     struct page *page, u32 off, u32 len,
 				     struct octep_pass_info *pi)
 {
-	void *data = page_address(page) + OCTEP_RX_HEADROOM +
-		     OCTEP_SDP_RESP_HDR_LEN;
+	void *data = page_address(page) + off;
 	struct sk_buff *skb;
 
 	skb = napi ? napi_alloc_skb(napi, len) :
@@ -184,6 +200,61 @@ static struct sk_buff *octep_rx_copy(struct octep_oq *oq,
 	page_pool_put_full_page(oq->pp, page, false);
 	pi->copybreak++;
 	return skb;
+}
+
+/*
+ * Run the ring's XDP program on the frame of @len bytes at @off in @page.
+ * Returns XDP_PASS with @off and @len updated to what the program left,
+ * for the skb; any other verdict has taken the page (sent, redirected or
+ * given back to the pool) and counted it.
+ */
+static u32 octep_rx_xdp(struct octep_oq *oq, struct bpf_prog *prog,
+			struct page *page, u32 *off, u32 *len,
+			struct octep_pass_info *pi)
+{
+	struct net_device *netdev = oq->qv->oct->netdev;
+	struct xdp_frame *xdpf;
+	struct xdp_buff xdp;
+	u32 act;
+
+	xdp_init_buff(&xdp, PAGE_SIZE, &oq->xdp_rxq);
+	xdp_prepare_buff(&xdp, page_address(page), *off, *len, false);
+	act = bpf_prog_run_xdp(prog, &xdp);
+	switch (act) {
+	case XDP_PASS:
+		*off = xdp.data - xdp.data_hard_start;
+		*len = xdp.data_end - xdp.data;
+		return XDP_PASS;
+	case XDP_TX:
+		xdpf = xdp_convert_buff_to_frame(&xdp);
+		if (likely(xdpf) && octep_xdp_tx(oq->qv, xdpf)) {
+			pi->xdp_tx++;
+			return XDP_TX;
+		}
+		pi->xdp_tx_err++;
+		trace_xdp_exception(netdev, prog, act);
+		break;
+	case XDP_REDIRECT:
+		if (likely(!xdp_do_redirect(netdev, &xdp, prog))) {
+			pi->xdp_redirect++;
+			return XDP_REDIRECT;
+		}
+		pi->xdp_redirect_err++;
+		trace_xdp_exception(netdev, prog, act);
+		break;
+	case XDP_DROP:
+		pi->xdp_drop++;
+		break;
+	default:
+		bpf_warn_invalid_xdp_action(netdev, prog, act);
+		fallthrough;
+	case XDP_ABORTED:
+		trace_xdp_exception(netdev, prog, act);
+		pi->xdp_aborted++;
+		break;
+	}
+	page_pool_put_full_page(oq->pp, page, false);
+	return XDP_DROP;
 }
 
 /*
@@ -200,8 +271,15 @@ static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
 	struct device *dd = oct->sdp->dma_dev;
 	/* Set under RTNL; a pass that sees the old value is harmless. */
 	u32 copybreak = READ_ONCE(oct->rx_copybreak);
+	/*
+	 * A ring laid out for XDP only while a program is attached; a swap
+	 * of one program for another is seen from the next pass on. The
+	 * program is freed after an RCU grace period, and the pass runs
+	 * with BH off, an RCU read side.
+	 */
+	struct bpf_prog *prog = oq->xdp ? READ_ONCE(oct->xdp_prog) : NULL;
 	u32 mask = oq->size - 1;
-	u32 taken = 0, n;
+	u32 taken = 0, n, tx0 = pi->xdp_tx, redir0 = pi->xdp_redirect;
 	u64 cnt;
 
 	cnt = octep_cnt_rd(oct, OCTEP_SDP_R_OUT_CNTS(qv->idx));
@@ -227,15 +305,16 @@ static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
 		struct page *page;
 		dma_addr_t dma;
 		u64 len, ext;
+		u32 off, flen;
 
 		/* A quiesce waits for this poll: stop at the next packet. */
 		if (napi && unlikely(READ_ONCE(oct->quiesced)))
 			break;
 		page = oq->pages[oq->head];
-		dma = page_pool_get_dma_addr(page) + OCTEP_RX_HEADROOM;
-		hdr = page_address(page) + OCTEP_RX_HEADROOM;
+		dma = page_pool_get_dma_addr(page) + oq->buf_off;
+		hdr = page_address(page) + oq->buf_off;
 		dma_sync_single_for_cpu(dd, dma, OCTEP_SDP_RESP_HDR_LEN,
-					DMA_FROM_DEVICE);
+					oq->dma_dir);
 		len = be64_to_cpu(READ_ONCE(hdr->length));
 		if (!len) {
 			/* Counted, not yet written (rule 3: ask the tick). */
@@ -255,18 +334,29 @@ static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
 		oq->posted--;
 		taken++;
 
-		if (unlikely(len < ETH_HLEN || len > OCTEP_RX_MAX_PKT)) {
+		if (unlikely(len < ETH_HLEN ||
+			     len > oq->buf_size - OCTEP_SDP_RESP_HDR_LEN)) {
 			/* A length no buffer can hold: drop it, stay in step. */
 			pi->rx_resync++;
 			page_pool_put_full_page(oq->pp, page, false);
 			continue;
 		}
 		dma_sync_single_for_cpu(dd, dma + OCTEP_SDP_RESP_HDR_LEN, len,
-					DMA_FROM_DEVICE);
-		if (len <= copybreak)
-			skb = octep_rx_copy(oq, napi, page, len, pi);
+					oq->dma_dir);
+		off = oq->buf_off + OCTEP_SDP_RESP_HDR_LEN;
+		flen = len;
+		/*
+		 * The program sees the frame as the block wrote it: a packet
+		 * the block decrypted is plain. @ext was read above, so what
+		 * the program writes in the headroom changes nothing of it.
+		 */
+		if (prog && octep_rx_xdp(oq, prog, page, &off, &flen,
+					 pi) != XDP_PASS)
+			continue;
+		if (flen <= copybreak)
+			skb = octep_rx_copy(oq, napi, page, off, flen, pi);
 		else
-			skb = octep_rx_build(napi, page, len);
+			skb = octep_rx_build(napi, page, off, flen);
 		if (unlikely(!skb)) {
 			pi->drops++;
 			page_pool_put_full_page(oq->pp, page, false);
@@ -279,13 +369,18 @@ static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
 		    octep_ipsec_rx_xfrm(oq, skb, ext))
 			continue;
 		pi->packets++;
-		pi->bytes += len;
+		pi->bytes += flen;
 		if (napi)
 			napi_gro_receive(napi, skb);
 		else
 			netif_receive_skb(skb);
 	}
 
+	/* One doorbell and one flush for what the pass sent. */
+	if (pi->xdp_tx != tx0)
+		octep_xdp_tx_flush(qv);
+	if (pi->xdp_redirect != redir0)
+		xdp_do_flush();
 	if (taken) {
 		/*
 		 * Rule 1: write back what this pass took before anyone reads
@@ -809,7 +904,9 @@ void octep_oq_mem_free(struct octep_dev *oct, struct octep_ring_mem *m)
  *	added and disabled
  * @m: from octep_oq_mem_alloc(); emptied on success, the ring owns it now
  *
- * Creates the ring's page pool, bound to the NAPI that is now the pair's.
+ * Creates the ring's page pool, bound to the NAPI that is now the pair's,
+ * and registers it as the ring's XDP memory model. The buffers are laid
+ * out for the XDP program attached now, if any.
  *
  * Return: 0, or the page pool's error; @m and the ring are then untouched.
  */
@@ -823,10 +920,11 @@ int octep_oq_install(struct octep_qvec *qv, struct octep_ring_mem *m)
 		.pool_size = m->oq_size,
 		.nid = NUMA_NO_NODE,
 		.dev = oct->sdp->dma_dev,
-		.dma_dir = DMA_FROM_DEVICE,
+		.dma_dir = oct->xdp_prog ? DMA_BIDIRECTIONAL : DMA_FROM_DEVICE,
 		.netdev = oct->netdev,
 	};
 	struct page_pool *pool;
+	int err;
 
 	/*
 	 * Pages freed in the NAPI's own poll go straight back to the pool's
@@ -841,6 +939,26 @@ int octep_oq_install(struct octep_qvec *qv, struct octep_ring_mem *m)
 	pool = page_pool_create(&pp);
 	if (IS_ERR(pool))
 		return PTR_ERR(pool);
+	err = xdp_rxq_info_reg(&oq->xdp_rxq, oct->netdev, qv->idx,
+			       qv->napi.napi_id);
+	if (!err) {
+		err = xdp_rxq_info_reg_mem_model(&oq->xdp_rxq,
+						 MEM_TYPE_PAGE_POOL, pool);
+		if (err)
+			xdp_rxq_info_unreg(&oq->xdp_rxq);
+	}
+	if (err) {
+		page_pool_destroy(pool);
+		return err;
+	}
+	/*
+	 * Laid out for XDP when a program is attached now: the program may
+	 * change later only to another one (octep_reconfigure_xdp()).
+	 */
+	oq->xdp = !!oct->xdp_prog;
+	oq->buf_off = oq->xdp ? OCTEP_RX_XDP_OFF : OCTEP_RX_HEADROOM;
+	oq->buf_size = OCTEP_RX_BUF_SIZE_AT(oq->buf_off);
+	oq->dma_dir = pp.dma_dir;
 	oq->qv = qv;
 	oq->size = m->oq_size;
 	oq->desc = m->desc;
@@ -887,7 +1005,11 @@ void octep_oq_free(struct octep_qvec *qv)
 	for (i = 0; i < oq->size; i++)
 		if (oq->pages[i])
 			page_pool_put_full_page(oq->pp, oq->pages[i], false);
-	/* Created by octep_oq_install(), so the ring's to destroy. */
+	/*
+	 * Created by octep_oq_install(), so the ring's to destroy; the XDP
+	 * memory model held it too, and lets go of it here.
+	 */
+	xdp_rxq_info_unreg(&oq->xdp_rxq);
 	page_pool_destroy(oq->pp);
 	m.desc = oq->desc;
 	m.desc_dma = oq->desc_dma;

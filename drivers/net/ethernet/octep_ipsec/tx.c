@@ -18,6 +18,8 @@
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
 #include <net/netdev_queues.h>
+#include <net/page_pool/helpers.h>
+#include <net/xdp.h>
 #include <net/xfrm.h>
 
 #include "octep_ipsec.h"
@@ -68,7 +70,10 @@ static void octep_tx_unmap(struct octep_iq *iq, u32 slot, unsigned int n)
 	unsigned int k;
 
 	if (!buf->nsg) {
-		dma_unmap_single(dd, buf->dma, buf->len, DMA_TO_DEVICE);
+		/* XDP_TX's page is our page pool's mapping. */
+		if (!buf->pool)
+			dma_unmap_single(dd, buf->dma, buf->len,
+					 DMA_TO_DEVICE);
 		return;
 	}
 	for (k = 0; k < n; k++) {
@@ -236,6 +241,7 @@ netdev_tx_t octep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	i = iq->head & (iq->size - 1);
 	buf = &iq->bufs[i];
 	in = &iq->instr[i];
+	buf->pool = false;
 	if (!skb_is_nonlinear(skb)) {
 		buf->nsg = 0;
 		buf->dma = dma_map_single(dd, skb->data, len, DMA_TO_DEVICE);
@@ -251,6 +257,8 @@ netdev_tx_t octep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 				       sizeof(struct octep_sdp_sg));
 	}
 	buf->skb = skb;
+	buf->xdpf = NULL;
+	buf->pool = false;
 	in->flags = cpu_to_le64(flags | FIELD_PREP(OCTEP_SDP_TX_LEN, len));
 	in->csum = cpu_to_le64(csum);
 	memset(in->rsvd, 0, sizeof(in->rsvd));
@@ -296,6 +304,154 @@ dropped:
 	if (iq->pending && !netdev_xmit_more())
 		octep_iq_ring_doorbell(qv);
 	return NETDEV_TX_OK;
+}
+
+/*
+ * Queue one XDP frame, under the queue's xmit lock: @dma is where it is
+ * mapped, by our page pool (@pool: XDP_TX) or by the caller. Nothing is
+ * queued on a queue stopped (a full ring, or netif_tx_disable() before the
+ * rings are freed or rebuilt: it takes this lock to stop the queue, so a
+ * frame queued before it is in the old ring and freed with it) or on a
+ * ring that has no room (one -L left without a ring has none).
+ */
+static bool octep_xdp_queue(struct octep_qvec *qv, struct netdev_queue *txq,
+			    struct xdp_frame *xdpf, dma_addr_t dma, bool pool)
+{
+	struct octep_iq *iq = &qv->iq;
+	struct octep_sdp_instr *in;
+	struct octep_tx_buf *buf;
+	u32 i;
+
+	if (unlikely(netif_tx_queue_stopped(txq) || !octep_iq_space(iq)))
+		return false;
+	i = iq->head & (iq->size - 1);
+	buf = &iq->bufs[i];
+	in = &iq->instr[i];
+	buf->skb = NULL;
+	buf->xdpf = xdpf;
+	buf->nsg = 0;
+	buf->dma = dma;
+	buf->len = xdpf->len;
+	buf->pool = pool;
+	in->dptr = cpu_to_le64(dma);
+	in->flags = cpu_to_le64(FIELD_PREP(OCTEP_SDP_TX_LEN, xdpf->len));
+	in->csum = 0;
+	memset(in->rsvd, 0, sizeof(in->rsvd));
+	u64_stats_update_begin(&iq->stats.syncp);
+	iq->stats.xdp_xmit++;
+	u64_stats_update_end(&iq->stats.syncp);
+	/* The slot is filled before the poll can see it in flight. */
+	smp_store_release(&iq->head, iq->head + 1);
+	iq->pending++;
+	/* The stack's TX watchdog: the queue is moving. */
+	txq_trans_cond_update(txq);
+	return true;
+}
+
+/**
+ * octep_xdp_tx() - queue an XDP_TX frame on its ring pair's input ring
+ * @qv: ring pair whose poll ran the program
+ * @xdpf: the frame, in a page of the pair's page pool (mapped both ways)
+ *
+ * XDP_TX shares the pair's transmit queue with the stack, under its xmit
+ * lock: the block has as many input rings as output rings, so a ring of
+ * its own for XDP would halve the ring pairs -L can give. The doorbell is
+ * octep_xdp_tx_flush()'s, once a pass.
+ *
+ * Return: true if queued; false: the caller still owns the frame's page.
+ */
+bool octep_xdp_tx(struct octep_qvec *qv, struct xdp_frame *xdpf)
+{
+	struct netdev_queue *txq = netdev_get_tx_queue(qv->oct->netdev,
+						       qv->idx);
+	struct page *page = virt_to_page(xdpf->data);
+	dma_addr_t dma;
+	bool ok;
+
+	dma = page_pool_get_dma_addr(page) +
+	      (xdpf->data - page_address(page));
+	dma_sync_single_for_device(qv->oct->sdp->dma_dev, dma, xdpf->len,
+				   DMA_BIDIRECTIONAL);
+	__netif_tx_lock(txq, smp_processor_id());
+	ok = octep_xdp_queue(qv, txq, xdpf, dma, true);
+	__netif_tx_unlock(txq);
+	return ok;
+}
+
+/**
+ * octep_xdp_tx_flush() - ring the doorbell for the XDP_TX frames queued
+ * @qv: ring pair, from its poll
+ *
+ * Under the xmit lock: ndo_start_xmit rings it too, for whatever is
+ * pending then, ours included.
+ */
+void octep_xdp_tx_flush(struct octep_qvec *qv)
+{
+	struct netdev_queue *txq = netdev_get_tx_queue(qv->oct->netdev,
+						       qv->idx);
+
+	__netif_tx_lock(txq, smp_processor_id());
+	if (qv->iq.pending)
+		octep_iq_ring_doorbell(qv);
+	__netif_tx_unlock(txq);
+}
+
+/**
+ * octep_xdp_xmit() - ndo_xdp_xmit: frames redirected to us
+ * @netdev: our netdev
+ * @n: frames
+ * @frames: the frames
+ * @flags: XDP_XMIT_FLUSH to ring the doorbell
+ *
+ * On the transmit queue of this CPU's number modulo the ring pairs, which
+ * the stack may be using on another CPU: under its xmit lock.
+ *
+ * Return: frames queued (the caller frees the rest), or a negative errno.
+ */
+int octep_xdp_xmit(struct net_device *netdev, int n, struct xdp_frame **frames,
+		   u32 flags)
+{
+	struct octep_dev *oct = octep_from_netdev(netdev);
+	struct device *dd = oct->sdp->dma_dev;
+	unsigned int cpu = smp_processor_id(), q;
+	struct netdev_queue *txq;
+	struct octep_qvec *qv;
+	int i, sent = 0;
+
+	if (unlikely(flags & ~XDP_XMIT_FLAGS_MASK))
+		return -EINVAL;
+	if (unlikely(!netif_running(netdev)))
+		return -ENETDOWN;
+	/*
+	 * num_rings changes with every queue stopped; a stale value names a
+	 * queue the lock then finds stopped, or a ring with no room.
+	 */
+	q = cpu % READ_ONCE(oct->num_rings);
+	qv = &oct->qv[q];
+	txq = netdev_get_tx_queue(netdev, q);
+	__netif_tx_lock(txq, cpu);
+	for (i = 0; i < n; i++) {
+		struct xdp_frame *xdpf = frames[i];
+		dma_addr_t dma;
+
+		dma = dma_map_single(dd, xdpf->data, xdpf->len, DMA_TO_DEVICE);
+		if (dma_mapping_error(dd, dma))
+			break;
+		if (!octep_xdp_queue(qv, txq, xdpf, dma, false)) {
+			dma_unmap_single(dd, dma, xdpf->len, DMA_TO_DEVICE);
+			break;
+		}
+		sent++;
+	}
+	if (qv->iq.pending && (flags & XDP_XMIT_FLUSH))
+		octep_iq_ring_doorbell(qv);
+	if (sent < n) {
+		u64_stats_update_begin(&qv->iq.stats.syncp);
+		qv->iq.stats.xdp_xmit_err += n - sent;
+		u64_stats_update_end(&qv->iq.stats.syncp);
+	}
+	__netif_tx_unlock(txq);
+	return sent;
 }
 
 /**
@@ -354,9 +510,15 @@ bool octep_iq_reap(struct octep_iq *iq, int budget)
 			struct octep_tx_buf *buf = &iq->bufs[tail & mask];
 
 			octep_tx_unmap(iq, tail & mask, buf->nsg);
-			bytes += buf->skb->len;	/* what BQL was given */
-			napi_consume_skb(buf->skb, budget);
-			buf->skb = NULL;
+			if (buf->skb) {
+				bytes += buf->skb->len;	/* what BQL was given */
+				napi_consume_skb(buf->skb, budget);
+				buf->skb = NULL;
+			} else {
+				/* Not in BQL's count: only its room counts. */
+				xdp_return_frame(buf->xdpf);
+				buf->xdpf = NULL;
+			}
 			tail++;
 			pkts++;
 		}
@@ -374,6 +536,12 @@ bool octep_iq_reap(struct octep_iq *iq, int budget)
 	iq->cstats.completions += pkts;
 	u64_stats_update_end(&iq->cstats.syncp);
 
+	/*
+	 * XDP frames alone give BQL no bytes, and it then skips its barrier:
+	 * ours pairs with netif_txq_try_stop()'s, tail before the wake's test.
+	 */
+	if (!bytes)
+		smp_mb();	/* pairs with netif_txq_try_stop() */
 	ret = netif_subqueue_completed_wake(oct->netdev, qv->idx, pkts, bytes,
 					    octep_iq_space(iq),
 					    OCTEP_TX_WAKE_THRS);
@@ -482,8 +650,12 @@ void octep_iq_free(struct octep_qvec *qv)
 		struct octep_tx_buf *buf = &iq->bufs[iq->tail & mask];
 
 		octep_tx_unmap(iq, iq->tail & mask, buf->nsg);
-		dev_kfree_skb_any(buf->skb);
+		if (buf->skb)
+			dev_kfree_skb_any(buf->skb);
+		else
+			xdp_return_frame(buf->xdpf);
 		buf->skb = NULL;
+		buf->xdpf = NULL;
 		dropped++;
 	}
 	u64_stats_update_begin(&iq->stats.syncp);
