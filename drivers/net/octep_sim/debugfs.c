@@ -113,6 +113,8 @@ static const struct osim_dbg_field osim_ring_fields[] = {
 	OSIM_RF("in_bytes", iq.bytes, u64),
 	OSIM_RF("in_tso", iq.tso, u64),
 	OSIM_RF("in_tso_segs", iq.tso_segs, u64),
+	OSIM_RF("in_esp_tso", iq.esp_tso, u64),
+	OSIM_RF("in_esp_tso_segs", iq.esp_tso_segs, u64),
 	OSIM_RF("in_gather", iq.gather, u64),
 	OSIM_RF("in_drop_bad", iq.drop_bad, u64),
 	OSIM_RF("in_drop_link", iq.drop_link, u64),

@@ -21,6 +21,7 @@
 #include <linux/tcp.h>
 #include <linux/udp.h>
 #include <linux/unaligned.h>
+#include <net/esp.h>
 #include <net/flow_dissector.h>
 #include <net/ip6_checksum.h>
 #include <net/gso.h>
@@ -32,7 +33,10 @@
 /* What the engine keeps in skb->cb while a frame is in its hands. */
 struct osim_skb_cb {
 	void *va;	/* the host buffer (delayed write) */
-	u64 ext;	/* the response header's ext word */
+	union {
+		u64 ext;	/* output: the response header's ext word */
+		u64 seq;	/* input: an ESP TSO segment's number, or 0 */
+	};
 	ktime_t due;	/* when the delayed write is done */
 	u64 csum;	/* input: the instruction's csum word */
 	bool csum_req;	/* input: a checksum was asked for, not yet done */
@@ -136,6 +140,12 @@ struct osim_tso {
 	unsigned int segs;
 	bool v6;
 	bool fixedid;
+	/* ESP TSO (input only): the outer header, ESP, its next header */
+	unsigned int onh;
+	unsigned int esp;	/* 0: plain TSO */
+	bool ov6;
+	u8 nexthdr;
+	u64 seq;		/* the first segment's */
 };
 
 static bool osim_tso_parse(struct sk_buff *skb, struct osim_tso *t)
@@ -995,6 +1005,7 @@ static struct sk_buff *osim_tx_skb(struct osim_dev *dev, struct osim_iq *iq,
 	osim_cb(skb)->csum = csum;
 	osim_cb(skb)->flags = flags;
 	osim_cb(skb)->csum_done = false;
+	osim_cb(skb)->seq = 0;
 	return skb;
 }
 
@@ -1032,44 +1043,96 @@ static void osim_iq_copy(struct sk_buff *skb, const struct osim_src *src,
 	cb->csum_done = true;
 }
 
-/* The most header bytes a TSO frame may have: Ethernet, IP, TCP. */
-#define OSIM_TSO_HDR_MAX	(ETH_HLEN + 60 + 60)
+/*
+ * The most header bytes a TSO frame may have: Ethernet, IP, TCP; with ESP,
+ * an outer IP header, ESP and its IV before them.
+ */
+#define OSIM_TSO_HDR_MAX	(ETH_HLEN + 60 + 16 + 60 + 60)
+
+/*
+ * The IP header at @nh of @hdr (@hl bytes): IPv4 (no fragment) if @v6 is
+ * false, else IPv6 (its next header the protocol). Return: the offset
+ * after it and in @proto the protocol, or 0 if it does not parse.
+ */
+static unsigned int osim_tso_l3(const u8 *hdr, u32 hl, unsigned int nh,
+				bool v6, u8 *proto)
+{
+	if (!v6) {
+		const struct iphdr *iph = (const void *)hdr + nh;
+
+		if (hl < nh + sizeof(*iph) || iph->version != 4 ||
+		    iph->ihl < 5 || ip_is_fragment(iph))
+			return 0;
+		*proto = iph->protocol;
+		return nh + iph->ihl * 4;
+	}
+	if (hl < nh + sizeof(struct ipv6hdr) || hdr[nh] >> 4 != 6)
+		return 0;
+	*proto = ((const struct ipv6hdr *)(hdr + nh))->nexthdr;
+	return nh + sizeof(struct ipv6hdr);
+}
+
+/*
+ * ESP TSO: after the outer header (@t->th so far), ESP and its IV, then
+ * TCP where the checksum starts (transport) or an inner IP header and TCP
+ * (tunnel). Moves @t's network and TCP header to the inner ones.
+ */
+static bool osim_tso_esp(const u8 *hdr, u32 hl, u16 start, u64 seq,
+			 struct osim_tso *t)
+{
+	const struct ip_esp_hdr *esph;
+	unsigned int in;
+	u8 proto;
+
+	t->onh = t->nh;
+	t->ov6 = t->v6;
+	t->esp = t->th;
+	t->seq = seq;
+	in = t->esp + sizeof(*esph) + OSIM_IV_LEN;
+	esph = (const void *)hdr + t->esp;
+	if (hl < in || ntohl(esph->seq_no) != lower_32_bits(seq))
+		return false;
+	if (start == in) {
+		t->nexthdr = IPPROTO_TCP;
+		t->th = in;
+		return true;
+	}
+	if (hl <= in)
+		return false;
+	t->v6 = hdr[in] >> 4 == 6;
+	t->nh = in;
+	t->th = osim_tso_l3(hdr, hl, in, t->v6, &proto);
+	t->nexthdr = t->v6 ? IPPROTO_IPV6 : IPPROTO_IPIP;
+	return t->th && proto == IPPROTO_TCP;
+}
 
 /*
  * Check a TSO instruction's headers (@hdr, @hl bytes of the frame) against
- * the contract in octep_sdp.h and fill @t. Return: false if refused.
+ * the contract in octep_sdp.h and fill @t. @esp_gso: the block announces
+ * OCTEP_SDP_FEAT_ESP_GSO. Return: false if refused.
  */
 static bool osim_tso_check(const u8 *hdr, u32 hl, u64 flags, u64 csum,
-			   struct osim_tso *t)
+			   u64 seq, bool esp_gso, struct osim_tso *t)
 {
+	bool encrypt = FIELD_GET(OCTEP_SDP_TX_IPSEC_OP, flags) ==
+		       OCTEP_SDP_TX_IPSEC_ENCRYPT;
 	u16 start = FIELD_GET(OCTEP_SDP_TX_CSUM_START, csum);
 	u16 off = FIELD_GET(OCTEP_SDP_TX_CSUM_OFFSET, csum);
 	__be16 proto = ((const struct ethhdr *)hdr)->h_proto;
+	u8 l4;
 
-	if (!(flags & OCTEP_SDP_TX_CSUM) ||
-	    FIELD_GET(OCTEP_SDP_TX_IPSEC_OP, flags) == OCTEP_SDP_TX_IPSEC_ENCRYPT)
+	if (!(flags & OCTEP_SDP_TX_CSUM) || (encrypt && !esp_gso))
 		return false;
 	t->mss = FIELD_GET(OCTEP_SDP_TX_MSS, csum);
 	t->nh = ETH_HLEN;
-	if (proto == htons(ETH_P_IP)) {
-		const struct iphdr *iph = (const void *)hdr + t->nh;
-
-		if (hl < t->nh + sizeof(*iph) || iph->version != 4 ||
-		    iph->ihl < 5 || iph->protocol != IPPROTO_TCP ||
-		    ip_is_fragment(iph))
-			return false;
-		t->th = t->nh + iph->ihl * 4;
-		t->v6 = false;
-	} else if (proto == htons(ETH_P_IPV6)) {
-		const struct ipv6hdr *ip6h = (const void *)hdr + t->nh;
-
-		if (hl < t->nh + sizeof(*ip6h) || ip6h->nexthdr != IPPROTO_TCP)
-			return false;
-		t->th = t->nh + sizeof(*ip6h);
-		t->v6 = true;
-	} else {
+	t->esp = 0;
+	if (proto != htons(ETH_P_IP) && proto != htons(ETH_P_IPV6))
 		return false;
-	}
+	t->v6 = proto == htons(ETH_P_IPV6);
+	t->th = osim_tso_l3(hdr, hl, t->nh, t->v6, &l4);
+	if (!t->th || l4 != (encrypt ? IPPROTO_ESP : IPPROTO_TCP) ||
+	    (encrypt && !osim_tso_esp(hdr, hl, start, seq, t)))
+		return false;
 	if (start != t->th || off != offsetof(struct tcphdr, check) ||
 	    t->th + sizeof(struct tcphdr) > hl)
 		return false;
@@ -1082,45 +1145,104 @@ static bool osim_tso_check(const u8 *hdr, u32 hl, u64 flags, u64 csum,
 	return true;
 }
 
+/* ESP TSO: the bytes of trailer and ICV after a segment of @seg bytes. */
+static unsigned int osim_tso_esp_tail(const struct osim_tso *t,
+				      unsigned int seg)
+{
+	unsigned int plen = seg - t->esp - sizeof(struct ip_esp_hdr) -
+			    OSIM_IV_LEN;
+
+	return ((4 - ((plen + 2) & 3)) & 3) + 2 + OSIM_ICV_LEN;
+}
+
+/*
+ * ESP TSO: segment @i (@seg bytes at @to, its inner headers fixed) made an
+ * ESP packet of @wlen bytes: the trailer as esp_output_fill_trailer()
+ * writes it, room for the ICV, the ESP sequence number, and the outer
+ * header's length (in tunnel mode its ID too: in transport mode
+ * osim_tso_fix() did the one header there is) and checksum. The flow
+ * table fills the IV and encrypts (osim_ipsec_tx()).
+ */
+static void osim_tso_esp_fix(const struct osim_tso *t, unsigned int i,
+			     u8 *to, unsigned int seg, unsigned int wlen)
+{
+	struct ip_esp_hdr *esph = (void *)(to + t->esp);
+	unsigned int padlen = wlen - seg - 2 - OSIM_ICV_LEN, k;
+	u8 *tr = to + seg;
+
+	for (k = 0; k < padlen; k++)
+		tr[k] = k + 1;
+	tr[padlen] = padlen;
+	tr[padlen + 1] = t->nexthdr;
+	memset(tr + padlen + 2, 0, OSIM_ICV_LEN);
+	esph->seq_no = htonl(lower_32_bits(t->seq + i));
+	if (t->ov6) {
+		struct ipv6hdr *ip6h = (void *)(to + t->onh);
+
+		ip6h->payload_len = htons(wlen - t->onh - sizeof(*ip6h));
+	} else {
+		struct iphdr *iph = (void *)(to + t->onh);
+
+		iph->tot_len = htons(wlen - t->onh);
+		if (t->nh != t->onh)
+			iph->id = htons(ntohs(iph->id) + i);
+		iph->check = 0;
+		iph->check = ip_fast_csum(iph, iph->ihl);
+	}
+}
+
 /*
  * Under iq->lock: cut a TSO frame into segments, each summed in its copy
- * from the host's buffers. Return: bytes queued to @out. Not inlined: its
- * header copy would sit in the engine thread's frame on every loop.
+ * from the host's buffers; with ESP, each segment gets its own ESP
+ * header, trailer and sequence number, and the flow table encrypts it on
+ * the way out as one packet. Return: bytes queued to @out. Not inlined:
+ * its header copy would sit in the engine thread's frame on every loop.
  */
 static noinline_for_stack u32
 osim_iq_tso(struct osim_dev *dev, struct osim_iq *iq,
-	    const struct osim_src *src, u32 len, u64 flags, u64 csum,
+	    const struct osim_src *src, u32 len, u64 flags, u64 csum, u64 seq,
 	    struct sk_buff_head *out)
 {
+	/* Pairs with debugfs writes of ipsec/features: any value goes. */
+	bool esp_gso = dev->ipsec && (READ_ONCE(dev->ipsec->features) &
+				      OCTEP_SDP_FEAT_ESP_GSO);
 	u8 hdr[OSIM_TSO_HDR_MAX];
+	u32 bytes = 0, i, seg, wlen;
 	struct osim_tso t;
 	struct sk_buff *skb;
-	u32 bytes = 0, i, seg;
 	void *to;
 
 	t.len = len;
 	seg = min_t(u32, len, sizeof(hdr));
 	osim_src_copy(src, 0, hdr, seg, false);
-	if (!osim_tso_check(hdr, seg, flags, csum, &t)) {
+	if (!osim_tso_check(hdr, seg, flags, csum, seq, esp_gso, &t)) {
 		iq->drop_bad++;
 		return 0;
 	}
 	iq->tso++;
+	if (t.esp)
+		iq->esp_tso++;
 	for (i = 0; i < t.segs; i++) {
 		seg = osim_tso_len(&t, i);
-		skb = osim_tx_skb(dev, iq, seg, flags & ~OCTEP_SDP_TX_CSUM, 0);
+		wlen = seg + (t.esp ? osim_tso_esp_tail(&t, seg) : 0);
+		skb = osim_tx_skb(dev, iq, wlen, flags & ~OCTEP_SDP_TX_CSUM, 0);
 		if (!skb)
 			break;
-		to = osim_wire_put(skb, seg);
+		to = osim_wire_put(skb, wlen);
 		memcpy(to, hdr, t.hlen);
 		osim_tso_fix(&t, i, to,
 			     osim_src_copy(src, t.hlen + i * t.mss,
 					   to + t.hlen, seg - t.hlen, true));
-		osim_wire_done(skb, seg);
+		if (t.esp) {
+			osim_tso_esp_fix(&t, i, to, seg, wlen);
+			osim_cb(skb)->seq = t.seq + i;
+			iq->esp_tso_segs++;
+		}
+		osim_wire_done(skb, wlen);
 		osim_cb(skb)->csum_done = true;
 		__skb_queue_tail(out, skb);
 		iq->tso_segs++;
-		bytes += seg;
+		bytes += wlen;
 	}
 	return bytes;
 }
@@ -1135,6 +1257,7 @@ static u32 osim_iq_take(struct osim_dev *dev, struct osim_iq *iq,
 	struct octep_sdp_instr *ins = &iq->instr[iq->head];
 	u64 flags = le64_to_cpu(READ_ONCE(ins->flags));
 	u64 csum = le64_to_cpu(READ_ONCE(ins->csum));
+	u64 seq = le64_to_cpu(READ_ONCE(ins->seq));
 	u32 len = FIELD_GET(OCTEP_SDP_TX_LEN, flags);
 	struct osim_src src;
 	struct sk_buff *skb;
@@ -1155,7 +1278,7 @@ static u32 osim_iq_take(struct osim_dev *dev, struct osim_iq *iq,
 	if (FIELD_GET(OCTEP_SDP_TX_GATHER, flags))
 		iq->gather++;
 	if (flags & OCTEP_SDP_TX_TSO)
-		return osim_iq_tso(dev, iq, &src, len, flags, csum, out);
+		return osim_iq_tso(dev, iq, &src, len, flags, csum, seq, out);
 	skb = osim_tx_skb(dev, iq, len, flags, csum);
 	if (!skb)
 		return 0;
@@ -1231,7 +1354,7 @@ static int osim_tx(struct osim_dev *dev, u64 *wait)
 			continue;
 		}
 		/* Checksums first: ESP covers them (ipsec.h counts drops). */
-		esp = osim_ipsec_tx(dev, skb, cb->flags);
+		esp = osim_ipsec_tx(dev, skb, cb->flags, cb->seq);
 		if (esp < 0) {
 			kfree_skb(skb);
 			continue;

@@ -186,15 +186,18 @@ static void osim_fill_iv(u8 *iv, u64 seq)
 	memcpy(iv, &v, OSIM_IV_LEN);
 }
 
-/* Crypto offload, out: the ESP packet is built; fill IV, encrypt, ICV. */
+/*
+ * Crypto offload, out: the ESP packet is built; fill IV, encrypt, ICV.
+ * @seq: an ESP TSO segment's 64-bit sequence number (the instruction's,
+ * osim_iq_tso()), or 0: the high half inferred from the entry's.
+ */
 static int osim_esp_encrypt(struct osim_flow *f, struct sk_buff *skb,
-			    const struct osim_pkt *p)
+			    const struct osim_pkt *p, u64 seq)
 {
 	unsigned int hlen = sizeof(struct ip_esp_hdr) + OSIM_IV_LEN;
 	struct ip_esp_hdr *esph;
 	unsigned int len;
 	u8 *iv;
-	u64 seq;
 
 	unsigned int eoff = p->l4;
 
@@ -217,10 +220,17 @@ static int osim_esp_encrypt(struct osim_flow *f, struct sk_buff *skb,
 	len = p->end - eoff - hlen - OSIM_ICV_LEN;
 
 	spin_lock_bh(&f->lock);
-	if (f->esn)
+	if (seq) {
+		/* Past 2^32 - 1 without ESN: the number would wrap. */
+		if (!f->esn && seq > U32_MAX) {
+			spin_unlock_bh(&f->lock);
+			return -EOVERFLOW;
+		}
+	} else if (f->esn) {
 		seq = osim_seq_infer(f->seq, ntohl(esph->seq_no), 1U << 31);
-	else
+	} else {
 		seq = ntohl(esph->seq_no);
+	}
 	if (seq > f->seq)
 		f->seq = seq;
 	f->packets++;
@@ -518,6 +528,7 @@ static int osim_ipsec_classify(struct osim_ipsec *ips, struct sk_buff *skb)
  * @dev: model device
  * @skb: the frame from the host, checksums already done
  * @flags: the instruction's flags word
+ * @seq: ENCRYPT: an ESP TSO segment's sequence number, else 0
  *
  * CLASSIFY: the policy table decides (osim_pol_out()): the frame goes as
  * it is, is dropped, or is encapsulated by the entry the policy names.
@@ -527,7 +538,8 @@ static int osim_ipsec_classify(struct osim_ipsec *ips, struct sk_buff *skb)
  * Return: 1 to send @skb to the wire with ESP applied, 0 to send it as it
  * is, or a negative errno to drop it (counted in debugfs ipsec/).
  */
-int osim_ipsec_tx(struct osim_dev *dev, struct sk_buff *skb, u64 flags)
+int osim_ipsec_tx(struct osim_dev *dev, struct sk_buff *skb, u64 flags,
+		  u64 seq)
 {
 	u8 op = FIELD_GET(OCTEP_SDP_TX_IPSEC_OP, flags);
 	struct osim_ipsec *ips = dev->ipsec;
@@ -563,7 +575,7 @@ int osim_ipsec_tx(struct osim_dev *dev, struct sk_buff *skb, u64 flags)
 	}
 	if (!err) {
 		if (op == OCTEP_SDP_TX_IPSEC_ENCRYPT)
-			err = osim_esp_encrypt(f, skb, &p);
+			err = osim_esp_encrypt(f, skb, &p, seq);
 		else
 			err = osim_esp_encap(ips, f, skb, &p);
 	}

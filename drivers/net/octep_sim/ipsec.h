@@ -386,7 +386,8 @@ u8 osim_pol_in(struct osim_ipsec *ips, const struct sk_buff *skb,
 int osim_parse(struct sk_buff *skb, struct osim_pkt *p);
 
 /* esp.c */
-int osim_ipsec_tx(struct osim_dev *dev, struct sk_buff *skb, u64 flags);
+int osim_ipsec_tx(struct osim_dev *dev, struct sk_buff *skb, u64 flags,
+		  u64 seq);
 u64 osim_ipsec_rx(struct osim_dev *dev, struct sk_buff *skb);
 
 #endif /* _OSIM_IPSEC_H */

@@ -465,7 +465,7 @@ int osim_ipsec_init(struct osim_dev *dev)
 			OCTEP_SDP_FEAT_IPV6 | OCTEP_SDP_FEAT_DEL_MANY |
 			OCTEP_SDP_FEAT_LIST | OCTEP_SDP_FEAT_POLICY |
 			OCTEP_SDP_FEAT_STATS_MANY | OCTEP_SDP_FEAT_NATT |
-			OCTEP_SDP_FEAT_L2;
+			OCTEP_SDP_FEAT_L2 | OCTEP_SDP_FEAT_ESP_GSO;
 	spin_lock_init(&ips->mbox_lock);
 	INIT_DELAYED_WORK(&ips->mbox_work, osim_mbox_work);
 	osim_flow_table_init(ips);

@@ -202,6 +202,8 @@ struct osim_oq {
  * @bytes: their bytes
  * @tso: TSO instructions cut into segments
  * @tso_segs: segments they made
+ * @esp_tso: of the TSO instructions, those with ENCRYPT (ESP GSO)
+ * @esp_tso_segs: the ESP packets they made
  * @gather: instructions with a gather list
  * @drop_bad: instructions refused (length, address, gather list, TSO
  *	headers); still counted done
@@ -225,6 +227,8 @@ struct osim_iq {
 	u64 bytes;
 	u64 tso;
 	u64 tso_segs;
+	u64 esp_tso;
+	u64 esp_tso_segs;
 	u64 gather;
 	u64 drop_bad;
 	u64 drop_link;

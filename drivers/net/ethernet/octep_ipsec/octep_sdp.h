@@ -198,9 +198,22 @@ struct octep_sdp_resp_hdr {
  * tcp_gso_segment() would (sequence number, IPv4 total length, ID + i,
  * header checksum, IPv6 payload length; CWR on the first only, FIN and
  * PSH on the last only) and its TCP checksum, whatever the frame's check
- * field held. With OCTEP_SDP_TX_IPSEC_ENCAP each segment is encapsulated;
- * with ENCRYPT the instruction is refused (the host's ESP header covers one
- * packet). R_IN_CNTS counts the instruction once.
+ * field held. With OCTEP_SDP_TX_IPSEC_ENCAP each segment is encapsulated.
+ * R_IN_CNTS counts the instruction once.
+ *
+ * With ENCRYPT (OCTEP_SDP_FEAT_ESP_GSO; refused without): the frame is
+ * what the stack hands a device with NETIF_F_GSO_ESP. An outer IPv4 or
+ * IPv6 header (no extension header) whose protocol is ESP; the ESP header
+ * (SPI, the low half of the first segment's sequence number); 8 bytes for
+ * the IV; then the TCP header (transport mode) or an inner IPv4 or IPv6
+ * header and the TCP header (tunnel mode, told apart by CSUM_START); no
+ * trailer, no room for the ICV. Each segment leaves as an ESP packet of
+ * its own: the inner headers fixed as above, the outer length (and in
+ * tunnel mode the outer IPv4 ID + i) and checksum too, sequence number
+ * OCTEP_SDP_TX_ESP_SEQ + i (the ESN high half carried into the segments
+ * that wrap the low half), its IV, its trailer and ICV. The entry counts
+ * each segment as a packet; a low half that disagrees with the ESP
+ * header's, or a non-ESN entry run past 2^32 - 1, drops the frame.
  */
 #define OCTEP_SDP_TX_TSO		BIT_ULL(20)
 /*
@@ -216,6 +229,9 @@ struct octep_sdp_resp_hdr {
 #define OCTEP_SDP_TX_CSUM_START		GENMASK_ULL(15, 0)
 #define OCTEP_SDP_TX_CSUM_OFFSET	GENMASK_ULL(31, 16)
 #define OCTEP_SDP_TX_MSS		GENMASK_ULL(47, 32)	/* TSO */
+
+/* seq word: ENCRYPT with TSO, the first segment's 64-bit sequence number. */
+#define OCTEP_SDP_TX_ESP_SEQ		GENMASK_ULL(63, 0)
 
 /**
  * struct octep_sdp_sg - one gather entry, 16 bytes
@@ -236,6 +252,7 @@ struct octep_sdp_sg {
  * @flags: length, checksum request, TSO, gather count, IPsec operation and
  *	flow handle
  * @csum: csum_start and csum_offset for a checksum request, the MSS for TSO
+ * @seq: ENCRYPT with TSO: OCTEP_SDP_TX_ESP_SEQ; zero otherwise
  * @rsvd: zero
  *
  * The host writes instructions in ring order and rings R_IN_INSTR_DBELL with
@@ -245,7 +262,8 @@ struct octep_sdp_instr {
 	__le64 dptr;
 	__le64 flags;
 	__le64 csum;
-	__le64 rsvd[5];
+	__le64 seq;
+	__le64 rsvd[4];
 };
 
 struct octep_sdp_dev;
@@ -410,6 +428,7 @@ struct octep_sdp_mbox_info {
 #define OCTEP_SDP_FEAT_STATS_MANY	BIT(8)	/* FLOW_STATS_MANY */
 #define OCTEP_SDP_FEAT_NATT		BIT(9)	/* encap, FLOW_ENCAP */
 #define OCTEP_SDP_FEAT_L2		BIT(10)	/* l2, FLOW_L2 */
+#define OCTEP_SDP_FEAT_ESP_GSO		BIT(11)	/* TSO with ENCRYPT */
 
 #define OCTEP_SDP_FLOW_DIR_IN		1
 #define OCTEP_SDP_FLOW_DIR_OUT		2
