@@ -58,6 +58,8 @@ enum octep_tx_stat {
 	OCTEP_TXS_CSUM_OFFLOAD,
 	OCTEP_TXS_TSO,
 	OCTEP_TXS_TSO_SEGS,
+	OCTEP_TXS_ESP_GSO,
+	OCTEP_TXS_ESP_GSO_SEGS,
 	OCTEP_TXS_GATHER,
 	OCTEP_TXS_LINEARIZE,
 	OCTEP_TXS_EXCESS,
@@ -117,6 +119,9 @@ static const struct octep_stat_name octep_tx_names[OCTEP_N_TX] = {
 	[OCTEP_TXS_DROPS]	= { "drops", NULL },
 	[OCTEP_TXS_COMPLETIONS]	= { "completions", "tx_completions" },
 	[OCTEP_TXS_DOORBELLS]	= { "doorbells", "tx_doorbells" },
+	/* Of the TSO frames, those the block also encrypted. */
+	[OCTEP_TXS_ESP_GSO]	= { "esp_gso", "tx_esp_gso" },
+	[OCTEP_TXS_ESP_GSO_SEGS] = { "esp_gso_segs", "tx_esp_gso_segs" },
 	[OCTEP_TXS_GATHER]	= { "gather", "tx_gather" },
 	[OCTEP_TXS_LINEARIZE]	= { "linearize", "tx_linearize" },
 	[OCTEP_TXS_EXCESS]	= { "excess", "tx_excess" },
@@ -208,6 +213,8 @@ static void octep_tx_vals(struct octep_iq *iq, u64 *v)
 		v[OCTEP_TXS_CSUM_OFFLOAD] = s->csum_offload;
 		v[OCTEP_TXS_TSO] = s->tso;
 		v[OCTEP_TXS_TSO_SEGS] = s->tso_segs;
+		v[OCTEP_TXS_ESP_GSO] = s->esp_gso;
+		v[OCTEP_TXS_ESP_GSO_SEGS] = s->esp_gso_segs;
 		v[OCTEP_TXS_GATHER] = s->gather;
 		v[OCTEP_TXS_LINEARIZE] = s->linearize;
 		v[OCTEP_TXS_XDP_XMIT] = s->xdp_xmit;

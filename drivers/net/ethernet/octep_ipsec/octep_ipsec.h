@@ -363,6 +363,8 @@ struct octep_tx_stats {
 	u64 csum_offload;
 	u64 tso;
 	u64 tso_segs;
+	u64 esp_gso;
+	u64 esp_gso_segs;
 	u64 gather;
 	u64 linearize;
 	u64 excess;

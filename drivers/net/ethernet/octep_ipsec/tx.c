@@ -12,7 +12,8 @@
  * page fragments) is given by a gather list, one per instruction slot in a
  * coherent array beside the ring, so nothing is copied on the way out. A
  * TCP frame larger than the MTU goes as one TSO instruction: the block cuts
- * it into segments and sums each (octep_sdp.h has the contract).
+ * it into segments and sums each (octep_sdp.h has the contract); with ESP
+ * GSO, a crypto-offloaded one too, and the block encrypts each segment.
  */
 #include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
@@ -131,6 +132,96 @@ static int octep_tx_map_sg(struct octep_iq *iq, u32 slot, struct sk_buff *skb)
 	return 0;
 }
 
+/* The rfc4106 IV: the one algorithm there is (OCTEP_SDP_FLOW_ALG_RFC4106). */
+#define OCTEP_ESP_IV_LEN	8
+
+/* Does one instruction hold @skb, and its MSS? */
+static bool octep_tso_fits(const struct sk_buff *skb)
+{
+	return skb->len <= FIELD_MAX(OCTEP_SDP_TX_LEN) &&
+	       skb_shinfo(skb)->gso_size <= FIELD_MAX(OCTEP_SDP_TX_MSS);
+}
+
+/*
+ * The IP header at @off of @skb's linear part: its length in @l3len and
+ * the protocol after it. Return: false if it is neither IPv4 (not a
+ * fragment) nor IPv6, or runs past the linear part.
+ */
+static bool octep_tx_l3(const struct sk_buff *skb, unsigned int off,
+			unsigned int *l3len, u8 *proto)
+{
+	const struct iphdr *iph = (const void *)(skb->data + off);
+
+	if (off + sizeof(struct ipv6hdr) > skb_headlen(skb))
+		return false;
+	if (iph->version == 4) {
+		*l3len = iph->ihl * 4;
+		*proto = iph->protocol;
+		return iph->ihl >= 5 && !ip_is_fragment(iph);
+	}
+	if (iph->version != 6)
+		return false;
+	*l3len = sizeof(struct ipv6hdr);
+	*proto = ((const struct ipv6hdr *)iph)->nexthdr;
+	return true;
+}
+
+/*
+ * May the block segment and encrypt @skb, a crypto-offloaded GSO frame
+ * (OCTEP_SDP_FEAT_ESP_GSO in octep_sdp.h)? The layout esp4_gso_encap() and
+ * esp6_gso_encap() leave: outer IP, ESP and an 8-byte IV, then TCP
+ * (transport) or an inner IP header and TCP (tunnel), where the checksum
+ * starts. Not ESP in UDP (esp_xmit() builds the trailer for it), not BEET,
+ * nor a state of another device (validate_xmit_xfrm() segments those). A
+ * bond's state is ours when we are its real_dev: the bond ran esp_xmit()
+ * already, and a frame the stack cut now would leave with one ESP header
+ * and sequence number for every segment.
+ */
+static bool octep_esp_gso_ok(struct sk_buff *skb, struct net_device *netdev,
+			     netdev_features_t features)
+{
+	const unsigned int ok = SKB_GSO_TCPV4 | SKB_GSO_TCPV6 |
+				SKB_GSO_TCP_ECN | SKB_GSO_TCP_FIXEDID |
+				SKB_GSO_DODGY | SKB_GSO_ESP;
+	unsigned int off = skb_network_offset(skb), l3len;
+	struct xfrm_offload *xo = xfrm_offload(skb);
+	unsigned int type = skb_shinfo(skb)->gso_type;
+	struct xfrm_state *x;
+	u8 proto;
+
+	if (!(features & NETIF_F_GSO_ESP) || !xo || !(type & SKB_GSO_ESP) ||
+	    !(type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)) || (type & ~ok) ||
+	    !octep_tso_fits(skb) || skb->ip_summed != CHECKSUM_PARTIAL ||
+	    off != ETH_HLEN)
+		return false;
+	x = xfrm_input_state(skb);
+	if (x->xso.type != XFRM_DEV_OFFLOAD_CRYPTO ||
+	    (x->xso.real_dev ?: x->xso.dev) != netdev ||
+	    x->encap || (x->props.mode != XFRM_MODE_TRANSPORT &&
+			 x->props.mode != XFRM_MODE_TUNNEL))
+		return false;
+	/*
+	 * Segments whose sequence numbers cross into the next 2^32:
+	 * validate_xmit_xfrm() would encrypt them in software
+	 * (xmit_xfrm_check_overflow()); segmented by the stack, the block
+	 * encrypts each.
+	 */
+	if (xo->seq.low + skb_shinfo(skb)->gso_segs < xo->seq.low)
+		return false;
+	if (!octep_tx_l3(skb, off, &l3len, &proto) || proto != IPPROTO_ESP)
+		return false;
+	off += l3len + sizeof(struct ip_esp_hdr) + OCTEP_ESP_IV_LEN;
+	if (x->props.mode == XFRM_MODE_TUNNEL &&
+	    (!octep_tx_l3(skb, off, &l3len, &proto) || proto != IPPROTO_TCP))
+		return false;
+	if (x->props.mode == XFRM_MODE_TUNNEL)
+		off += l3len;
+	else if (xo->proto != IPPROTO_TCP)
+		return false;
+	return skb_checksum_start_offset(skb) == off &&
+	       skb->csum_offset == offsetof(struct tcphdr, check);
+}
+
 /**
  * octep_features_check() - ndo_features_check
  * @skb: frame
@@ -138,10 +229,12 @@ static int octep_tx_map_sg(struct octep_iq *iq, u32 slot, struct sk_buff *skb)
  * @features: what the stack would use
  *
  * The block segments only plain TCP over IPv4 or IPv6 (no extension
- * header) in a frame of at most OCTEP_SDP_TX_LEN bytes; a crypto-offloaded
- * frame carries an ESP header for one packet, while a packet-offloaded one
- * is plain and each segment is encapsulated. Anything else the stack
- * segments.
+ * header) in a frame of at most OCTEP_SDP_TX_LEN bytes, plain or for
+ * packet offload (each segment encapsulated), and with the ESP GSO
+ * feature a crypto-offloaded one (octep_esp_gso_ok()). Anything else the
+ * stack segments. The checksum of another encapsulated frame (a crypto-
+ * offloaded one carries its ESP trailer behind the TCP data) is the
+ * stack's too: hw_enc_features offers it for ESP GSO only.
  *
  * Return: @features, less GSO where the block cannot segment @skb.
  */
@@ -154,15 +247,18 @@ netdev_features_t octep_features_check(struct sk_buff *skb,
 				SKB_GSO_DODGY;
 	unsigned int type;
 
+	if (skb->encapsulation) {
+		if (!skb_is_gso(skb) || !octep_esp_gso_ok(skb, netdev, features))
+			features &= ~(NETIF_F_CSUM_MASK | NETIF_F_GSO_MASK);
+		return features;
+	}
 	if (!skb_is_gso(skb))
 		return features;
 	type = skb_shinfo(skb)->gso_type;
 	if (!(type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)) || (type & ~ok) ||
-	    skb->encapsulation ||
 	    (xfrm_offload(skb) &&
 	     xfrm_input_state(skb)->xso.type != XFRM_DEV_OFFLOAD_PACKET) ||
-	    skb->len > FIELD_MAX(OCTEP_SDP_TX_LEN) ||
-	    skb_shinfo(skb)->gso_size > FIELD_MAX(OCTEP_SDP_TX_MSS) ||
+	    !octep_tso_fits(skb) ||
 	    (skb->protocol != htons(ETH_P_IP) &&
 	     skb->protocol != htons(ETH_P_IPV6)) ||
 	    (skb->protocol == htons(ETH_P_IPV6) &&
@@ -187,7 +283,7 @@ netdev_tx_t octep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	struct octep_sdp_instr *in;
 	struct octep_tx_buf *buf;
 	struct netdev_queue *txq;
-	u64 flags = 0, csum = 0;
+	u64 flags = 0, csum = 0, seq = 0;
 	struct octep_qvec *qv;
 	struct octep_iq *iq;
 	u32 len, i;
@@ -236,6 +332,17 @@ netdev_tx_t octep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 			goto drop;
 		flags |= OCTEP_SDP_TX_TSO;
 		csum |= FIELD_PREP(OCTEP_SDP_TX_MSS, skb_shinfo(skb)->gso_size);
+		/*
+		 * ESP GSO: the first segment's number, which the stack took
+		 * (xfrm_replay_overflow_offload*()) with room after it for
+		 * gso_segs in all.
+		 */
+		if (FIELD_GET(OCTEP_SDP_TX_IPSEC_OP, flags) ==
+		    OCTEP_SDP_TX_IPSEC_ENCRYPT) {
+			struct xfrm_offload *xo = xfrm_offload(skb);
+
+			seq = (u64)xo->seq.hi << 32 | xo->seq.low;
+		}
 	}
 
 	i = iq->head & (iq->size - 1);
@@ -261,6 +368,7 @@ netdev_tx_t octep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	buf->pool = false;
 	in->flags = cpu_to_le64(flags | FIELD_PREP(OCTEP_SDP_TX_LEN, len));
 	in->csum = cpu_to_le64(csum);
+	in->seq = cpu_to_le64(seq);
 	memset(in->rsvd, 0, sizeof(in->rsvd));
 	skb_tx_timestamp(skb);
 
@@ -272,6 +380,10 @@ netdev_tx_t octep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	if (flags & OCTEP_SDP_TX_TSO) {
 		iq->stats.tso++;
 		iq->stats.tso_segs += skb_shinfo(skb)->gso_segs;
+		if (seq) {
+			iq->stats.esp_gso++;
+			iq->stats.esp_gso_segs += skb_shinfo(skb)->gso_segs;
+		}
 	}
 	if (buf->nsg)
 		iq->stats.gather++;

@@ -862,6 +862,18 @@ void octep_ipsec_netdev_setup(struct octep_dev *oct, struct net_device *nd)
 	nd->features |= NETIF_F_HW_ESP | NETIF_F_HW_ESP_TX_CSUM;
 	nd->hw_features |= NETIF_F_HW_ESP | NETIF_F_HW_ESP_TX_CSUM;
 	nd->hw_enc_features |= NETIF_F_HW_ESP | NETIF_F_HW_ESP_TX_CSUM;
+	if (!octep_ipsec_has(ips, OCTEP_SDP_FEAT_ESP_GSO))
+		return;
+	/*
+	 * The stack marks crypto-offloaded frames encapsulated, so what it
+	 * may leave to us for them is hw_enc_features: GSO_ESP needs TSO and
+	 * the checksum there. octep_features_check() takes both back from
+	 * every other encapsulated frame.
+	 */
+	nd->features |= NETIF_F_GSO_ESP;
+	nd->hw_features |= NETIF_F_GSO_ESP;
+	nd->hw_enc_features |= NETIF_F_GSO_ESP | NETIF_F_HW_CSUM |
+			       NETIF_F_TSO | NETIF_F_TSO6 | NETIF_F_TSO_ECN;
 }
 
 /**
