@@ -39,70 +39,6 @@ PORT=5600
 
 ktap_plan 26
 
-# The sender and the receiver: a stream of LEN bytes from Python's
-# random.Random(SEED) (the same interpreter on both ends of the VM).
-# recv prints "bytes N first_bad OFF" (OFF -1: every byte as sent) and
-# exits 0 when the whole stream arrived unchanged.
-STREAM_PY='
-import random, socket, sys
-
-mode, addr, port, length, seed = sys.argv[1:6]
-port, length = int(port), int(length)
-fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
-data = random.Random(int(seed)).randbytes(length)
-if mode == "recv":
-    ls = socket.socket(fam, socket.SOCK_STREAM)
-    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    ls.bind((addr, port))
-    ls.listen(1)
-    ls.settimeout(60)
-    s, _ = ls.accept()
-    s.settimeout(60)
-    got = bytearray()
-    while True:
-        b = s.recv(1 << 20)
-        if not b:
-            break
-        got += b
-    s.close()
-    bad = -1
-    for i in range(0, max(len(got), length), 4096):
-        if got[i:i + 4096] != data[i:i + 4096]:
-            bad = i + next((j for j, (x, y) in
-                            enumerate(zip(got[i:i + 4096], data[i:i + 4096]))
-                            if x != y), min(len(got), length) - i)
-            break
-    print("bytes", len(got), "first_bad", bad)
-    sys.exit(0 if bad < 0 and len(got) == length else 1)
-s = socket.create_connection((addr, port), timeout=60)
-for i in range(0, length, 256 << 10):
-    s.sendall(data[i:i + (256 << 10)])
-s.shutdown(socket.SHUT_WR)
-s.recv(1)
-s.close()
-'
-
-# upload DST LEN: send LEN bytes to a receiver in the peer at DST. Sets
-# UP_WHY (what the receiver and the sender said); 0 when intact.
-upload()
-{
-	local dst=$1 len=$2 out rpid rc snd t0=$SECONDS
-
-	PORT=$((PORT + 1))
-	out=$(mktemp)
-	in_peer python3 -c "$STREAM_PY" recv "$dst" "$PORT" "$len" "$PORT" \
-		>"$out" 2>&1 &
-	rpid=$!
-	wait_for 10 in_peer sh -c "ss -ltn | grep -q ':$PORT '"
-	snd=$(timeout 90 python3 -c "$STREAM_PY" send "$dst" "$PORT" "$len" \
-		"$PORT" 2>&1)
-	rc=$?
-	wait "$rpid" || rc=1
-	UP_WHY="receiver: $(cat "$out"); sender: exit $rc${snd:+ $snd}; $((SECONDS - t0)) s"
-	rm -f "$out"
-	return "$rc"
-}
-
 # snap ARRAY: the driver's TX offload counters (totals: ethtool -S's
 # tx_gather, tx_linearize, and qstats' device hw-gso packets and wire
 # packets as dev_tso, dev_tso_segs; per-ring sums as ring_*: ethtool -S's,
@@ -111,7 +47,7 @@ upload()
 snap()
 {
 	local -n _s=$1
-	local k v f
+	local k v
 
 	_s=()
 	while read -r k v; do
@@ -135,26 +71,10 @@ if q:
     print("ring_tso_segs", sum(x.get("tx-hw-gso-wire-packets", 0) for x in q))')
 	v=$(qstat "$HOST_IF" tx-hw-gso-packets) && _s["dev_tso"]=$v
 	v=$(qstat "$HOST_IF" tx-hw-gso-wire-packets) && _s["dev_tso_segs"]=$v
-	for f in in_tso in_tso_segs in_gather in_drop_bad in_drop_link; do
-		v=$(cat "$SIM_DBG"/ring*/"$f" 2>/dev/null |
-		    awk '{ s += $1; n++ } END { if (n) print s }')
-		[ -n "$v" ] && _s["sim_$f"]=$v
-	done
+	snap_sim "$1" in_tso in_tso_segs in_gather in_drop_bad in_drop_link
 	v=$(sim_read wire_drops 2>/dev/null) && _s["wire_drops"]=$v
 }
 
-declare -A S0 S1
-
-# d KEY: how far counter KEY moved between S0 and S1; "missing" (and 1)
-# when either snapshot lacks it.
-d()
-{
-	if [ -z "${S0[$1]:-}" ] || [ -z "${S1[$1]:-}" ]; then
-		echo missing
-		return 1
-	fi
-	echo $((S1[$1] - S0[$1]))
-}
 
 # deltas: one line of every counter's movement, for diagnostics.
 deltas()
@@ -167,19 +87,6 @@ deltas()
 		out+="$k +$(d "$k") "
 	done
 	echo "$out"
-}
-
-# is N [OP M]: N is a number and (with OP M) the test holds.
-is()
-{
-	[[ $1 =~ ^[0-9]+$ ]] || return 1
-	case ${2:-} in
-	"") ;;
-	-eq) [ "$1" -eq "$3" ] ;;
-	-ge) [ "$1" -ge "$3" ] ;;
-	-gt) [ "$1" -gt "$3" ] ;;
-	*) return 1 ;;
-	esac
 }
 
 # tso_counted: the driver sent TSO frames with gather lists, its rings add
@@ -218,19 +125,9 @@ capture_start()
 # the top). PAYLOAD_MAX: the most TCP payload one frame can carry at MTU.
 capture_check()
 {
-	local mtu=$1 len=$2 pmax=$3 txt big bad good sum need desc why prev size
+	local mtu=$1 len=$2 pmax=$3 txt big bad good sum need desc why
 
-	# tcpdump stops at SIGINT without reading what the kernel still
-	# holds for it: let it drain first (-U: the file grows per packet).
-	prev=-1
-	for _ in $(seq 50); do
-		size=$(wc -c <"$CAP_FILE")
-		[ "$size" = "$prev" ] && break
-		prev=$size
-		sleep 0.3
-	done
-	kill -INT "$CAP_PID" 2>/dev/null
-	wait "$CAP_PID"
+	cap_drain "$CAP_PID" "$CAP_FILE"
 	# One pass over the decode: frames longer than MTU + 14 (the length
 	# on the -e line, "ethertype IPv4 (0x0800), length N:"), wrong
 	# checksums, data frames with a correct TCP checksum and their bytes;
@@ -304,12 +201,6 @@ tso_run()
 	capture_check "$mtu" "$UP_BYTES" "$pmax"
 	set_mtu 1500
 	ktap_diag "$name: $((SECONDS - t0)) s"
-}
-
-# feature_is NAME on|off: `ethtool -k HOST_IF` shows NAME in that state.
-feature_is()
-{
-	ethtool -k "$HOST_IF" | grep -qE "^[[:space:]]*$1: $2( |\$)"
 }
 
 ipsec_prepare
