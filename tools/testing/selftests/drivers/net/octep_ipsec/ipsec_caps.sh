@@ -9,14 +9,16 @@
 # needing it is asked for: it is refused with the message naming the
 # feature (crypto offload then falls back to software ESP, the state
 # installed without offload; packet offload, and a packet-offload policy,
-# fail), while a state that does not need it is still offloaded.
+# fail), while a state that does not need it is still offloaded. ESP GSO:
+# tx-esp-segmentation is on with every feature announced, and off and
+# fixed without ESP_GSO.
 
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
-require_cmd ip python3
+require_cmd ip ethtool python3
 
-ALL=0x7ff	# CRYPTO PACKET ESN TUNNEL IPV6 DEL_MANY LIST POLICY STATS_MANY NATT L2
-ktap_plan 21
+ALL=0xfff	# CRYPTO PACKET ESN TUNNEL IPV6 DEL_MANY LIST POLICY STATS_MANY NATT L2 ESP_GSO
+ktap_plan 23
 
 ipsec_prepare
 check "modules load" octep_load || ktap_finish
@@ -89,8 +91,18 @@ offloads()
 check "every feature announced: the driver probes again" ipsec_features "$ALL"
 offloads "all features, ESN tunnel IPv6" 6 mode tunnel flag esn \
 	replay-window "$IPSEC_OUT_WINDOW"
+if feature_is tx-esp-segmentation on; then
+	ktap_ok "all features: tx-esp-segmentation on"
+else
+	ktap_fail "all features: tx-esp-segmentation on" "$(ethtool -k "$HOST_IF" | grep esp)"
+fi
 
 check "no packet offload announced: the driver probes again" ipsec_features 0x1fd
+if feature_is tx-esp-segmentation "off \\[fixed\\]"; then
+	ktap_ok "no ESP_GSO: tx-esp-segmentation off, fixed"
+else
+	ktap_fail "no ESP_GSO: tx-esp-segmentation off, fixed" "$(ethtool -k "$HOST_IF" | grep esp)"
+fi
 out=$(python3 "$XFRM_NL" state "$HOST_IP4" "$PEER_IP4" 0x3002 1 transport \
 	"$IPSEC_K128" 128 --offload packet --dev "$HOST_IF" 2>&1)
 if grep -q "does not offer packet offload" <<<"$out" &&

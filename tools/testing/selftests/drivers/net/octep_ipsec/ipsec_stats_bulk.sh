@@ -22,7 +22,7 @@ require_cmd ip ethtool devlink python3
 
 N=${OCTEP_STATS_PAIRS:-200}
 W=${OCTEP_STATS_SECS:-3}
-ALL=0x7ff		# every feature, STATS_MANY 0x100 among them
+ALL=0xfff		# every feature, STATS_MANY 0x100 among them
 NO_MANY=0xff
 PINGS=5
 ktap_plan 15
