@@ -45,8 +45,13 @@
  * @l2_kicked: jiffies of the last octep_ipsec_nh_kick() that passed
  * @l2m: the addressing last sent to the block, or being sent (under
  *	ips->lock)
- * @nh_tbl: the next hop's neighbour table (ARP or ND)
- * @nh: the next hop's address, @nh_tbl's key
+ * @nh_tbl: the next hop's neighbour table (ARP or ND); NULL while the
+ *	route does not leave through our netdev (under ips->lock)
+ * @nh: the next hop's address, @nh_tbl's key (under ips->lock)
+ * @nh_net: the state's netns, where its route is looked up
+ * @nh_saddr: the state's outer source address, for that lookup
+ * @nh_genid: the route generation @nh was found under (written under
+ *	ips->lock, read locklessly by transmit)
  * @spi: inbound: the SPI, @daddr and @family, to find a dead entry that
  *	still holds them in the block when an add gets EEXIST
  * @daddr: see @spi
@@ -79,6 +84,9 @@ struct octep_ipsec_sa {
 	struct octep_sdp_mbox_flow_l2 l2m;
 	struct neigh_table *nh_tbl;
 	xfrm_address_t nh;
+	struct net *nh_net;
+	xfrm_address_t nh_saddr;
+	int nh_genid;
 	__be32 spi;
 	xfrm_address_t daddr;
 	u16 family;
@@ -196,6 +204,7 @@ void octep_ipsec_nh_init(struct octep_ipsec *ips, struct xfrm_state *x,
 			 struct octep_ipsec_sa *sa);
 void octep_ipsec_nh_added(struct octep_ipsec_sa *sa);
 void octep_ipsec_nh_kick(struct octep_ipsec_sa *sa);
+bool octep_ipsec_nh_moved(const struct octep_ipsec_sa *sa);
 int octep_ipsec_nh_updates(struct octep_ipsec *ips);
 void octep_ipsec_nh_start(struct octep_ipsec *ips);
 void octep_ipsec_nh_stop(struct octep_ipsec *ips);

@@ -12,8 +12,10 @@
  * puts the entry on HOLD (the block drops its frames) and resolution is
  * started. A netevent notifier follows the neighbour; our own MAC is
  * followed from ndo_set_mac_address; ctl_work sends FLOW_L2 for both.
- * The route itself is looked up once: a state whose next hop moves to
- * another router keeps the first (re-adding the state follows it).
+ * The route is followed too: transmit compares the namespace's route
+ * generation with the one the next hop was found under, and a change has
+ * ctl_work look the route up again (at most once a second per entry, and
+ * only while the entry carries traffic: an idle tunnel costs nothing).
  */
 #include <linux/etherdevice.h>
 #include <net/ip6_route.h>
@@ -64,6 +66,67 @@ static void octep_ipsec_nh_resolve(struct octep_ipsec *ips,
 	neigh_release(n);
 }
 
+/* The route generation of @family in @net: any route change moves it. */
+static int octep_ipsec_nh_genid(const struct net *net, u16 family)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (family == AF_INET6)
+		return rt_genid_ipv6(net);
+#endif
+	return rt_genid_ipv4(net);
+}
+
+/*
+ * The next hop of the route from @saddr to @daddr in @net: its neighbour
+ * table and key in @tbl and @nh. False when that route does not leave
+ * through our netdev (or there is none): the block cannot address it.
+ * Context: process.
+ */
+static bool octep_ipsec_nh_route(struct octep_ipsec *ips, struct net *net,
+				 u16 family, const xfrm_address_t *saddr,
+				 const xfrm_address_t *daddr,
+				 struct neigh_table **tbl, xfrm_address_t *nh)
+{
+	struct dst_entry *dst;
+	struct neighbour *n;
+
+	if (family == AF_INET) {
+		struct flowi4 fl4 = {
+			.daddr = daddr->a4,
+			.saddr = saddr->a4,
+		};
+		struct rtable *rt = ip_route_output_key(net, &fl4);
+
+		if (IS_ERR(rt))
+			return false;
+		if (rt->rt_type != RTN_UNICAST) {
+			ip_rt_put(rt);
+			return false;
+		}
+		dst = &rt->dst;
+	} else if (IS_REACHABLE(CONFIG_IPV6)) {
+		struct flowi6 fl6 = {
+			.daddr = daddr->in6,
+			.saddr = saddr->in6,
+		};
+
+		if (ip6_dst_lookup(net, NULL, &dst, &fl6))
+			return false;
+	} else {
+		return false;
+	}
+	/* The gateway, or the destination itself on the link. */
+	n = dst->dev == ips->netdev ? dst_neigh_lookup(dst, daddr) : NULL;
+	dst_release(dst);
+	if (!n)
+		return false;
+	*tbl = n->tbl;
+	memset(nh, 0, sizeof(*nh));
+	memcpy(nh, n->primary_key, n->tbl->key_len);
+	neigh_release(n);
+	return true;
+}
+
 /**
  * octep_ipsec_nh_init() - find an outbound tunnel state's next hop
  * @ips: the offload
@@ -80,63 +143,54 @@ void octep_ipsec_nh_init(struct octep_ipsec *ips, struct xfrm_state *x,
 			 struct octep_ipsec_sa *sa)
 {
 	struct net *net = xs_net(x);
-	struct dst_entry *dst;
-	struct neighbour *n;
+	int genid;
 
 	if (!octep_ipsec_has(ips, OCTEP_SDP_FEAT_L2) ||
 	    x->props.mode != XFRM_MODE_TUNNEL ||
 	    x->xso.type != XFRM_DEV_OFFLOAD_PACKET ||
 	    x->xso.dir != XFRM_DEV_OFFLOAD_OUT)
 		return;
-	if (x->props.family == AF_INET) {
-		struct flowi4 fl4 = {
-			.daddr = x->id.daddr.a4,
-			.saddr = x->props.saddr.a4,
-		};
-		struct rtable *rt = ip_route_output_key(net, &fl4);
-
-		if (IS_ERR(rt))
-			return;
-		if (rt->rt_type != RTN_UNICAST) {
-			ip_rt_put(rt);
-			return;
-		}
-		dst = &rt->dst;
-	} else if (IS_REACHABLE(CONFIG_IPV6)) {
-		struct flowi6 fl6 = {
-			.daddr = x->id.daddr.in6,
-			.saddr = x->props.saddr.in6,
-		};
-
-		if (ip6_dst_lookup(net, NULL, &dst, &fl6))
-			return;
-	} else {
-		return;
-	}
-	/* The gateway, or the destination itself on the link. */
-	n = dst->dev == ips->netdev ? dst_neigh_lookup(dst, &x->id.daddr) :
-				      NULL;
-	dst_release(dst);
-	if (!n)
+	/* Read before the lookup: a change during it is seen as one. */
+	genid = octep_ipsec_nh_genid(net, x->props.family);
+	if (!octep_ipsec_nh_route(ips, net, x->props.family, &x->props.saddr,
+				  &x->id.daddr, &sa->nh_tbl, &sa->nh))
 		return;
 	sa->l2 = true;
-	sa->nh_tbl = n->tbl;
-	memcpy(&sa->nh, n->primary_key, n->tbl->key_len);
-	neigh_release(n);
+	sa->nh_net = net;
+	sa->nh_saddr = x->props.saddr;
+	sa->nh_genid = genid;
 	octep_ipsec_nh_resolve(ips, sa->nh_tbl, &sa->nh, &sa->l2m);
 	sa->l2_ok = sa->l2m.state == OCTEP_SDP_FLOW_L2_SET;
 	sa->l2_kicked = jiffies - HZ;
 }
 
 /**
- * octep_ipsec_nh_kick() - look at a held entry's next hop again
- * @sa: an entry whose block entry is on HOLD
+ * octep_ipsec_nh_moved() - may an entry's route have changed?
+ * @sa: an entry with a next hop (@sa->l2)
  *
- * Transmit calls it for each packet the block will drop: at most once a
- * second it has ctl_work resolve the next hop again (a neighbour that
- * failed, or was flushed, is asked for anew) and send FLOW_L2 if that
- * changed anything. It also covers a neighbour that became valid while
- * the entry's FLOW_ADD was in flight, before the notifier could see it.
+ * Return: true when a route of the entry's family changed since its next
+ * hop was found (transmit then calls octep_ipsec_nh_kick()).
+ *
+ * Context: any (transmit).
+ */
+bool octep_ipsec_nh_moved(const struct octep_ipsec_sa *sa)
+{
+	/* Pairs with WRITE_ONCE() in octep_ipsec_nh_updates(). */
+	return READ_ONCE(sa->nh_genid) !=
+	       octep_ipsec_nh_genid(sa->nh_net, sa->family);
+}
+
+/**
+ * octep_ipsec_nh_kick() - look at an entry's next hop again
+ * @sa: an entry on HOLD, or one whose route may have changed
+ *
+ * Transmit calls it for each packet the block will drop, and for each
+ * after a route change (octep_ipsec_nh_moved()): at most once a second
+ * it has ctl_work resolve the next hop again (a neighbour that failed, or
+ * was flushed, is asked for anew; after a route change, the route is
+ * looked up first) and send FLOW_L2 if that changed anything. It also
+ * covers a neighbour that became valid while the entry's FLOW_ADD was in
+ * flight, before the notifier could see it.
  *
  * Context: any (transmit, under RCU).
  */
@@ -231,12 +285,15 @@ static int octep_ipsec_netevent(struct notifier_block *nb,
  */
 int octep_ipsec_nh_updates(struct octep_ipsec *ips)
 {
+	xfrm_address_t nh = {}, saddr, daddr;
 	struct octep_sdp_mbox_flow_l2 l2;
 	struct neigh_table *tbl = NULL;
 	struct octep_ipsec_sa *sa;
-	xfrm_address_t nh = {};
-	bool force = false;
+	bool force = false, moved = false;
+	struct net *net = NULL;
+	int genid = 0;
 	__le64 req[3];
+	u16 family = 0;
 	u32 handle;
 	int err;
 
@@ -252,15 +309,48 @@ int octep_ipsec_nh_updates(struct octep_ipsec *ips)
 				handle = sa->handle;
 				tbl = sa->nh_tbl;
 				nh = sa->nh;
+				moved = octep_ipsec_nh_moved(sa);
+				/*
+				 * Its states, this one among them, are flushed
+				 * before a netns goes: while the entry is live
+				 * under the lock, the netns is there to ref.
+				 */
+				net = moved ? maybe_get_net(sa->nh_net) : NULL;
+				moved = !!net;
+				family = sa->family;
+				saddr = sa->nh_saddr;
+				daddr = sa->daddr;
 				break;
 			}
 		}
 		spin_unlock_bh(&ips->lock);
 		if (!handle)
 			return 0;
-		octep_ipsec_nh_resolve(ips, tbl, &nh, &l2);
+		if (moved) {
+			genid = octep_ipsec_nh_genid(net, family);
+			if (!octep_ipsec_nh_route(ips, net, family, &saddr,
+						  &daddr, &tbl, &nh))
+				tbl = NULL;
+			put_net(net);
+		}
+		if (tbl) {
+			octep_ipsec_nh_resolve(ips, tbl, &nh, &l2);
+		} else {
+			/* No route through us: the block holds the frames. */
+			memset(&l2, 0, sizeof(l2));
+			l2.state = OCTEP_SDP_FLOW_L2_HOLD;
+		}
 		spin_lock_bh(&ips->lock);
 		sa = xa_load(&ips->owned, handle);
+		if (sa && sa->where == OCTEP_SA_LIVE && moved) {
+			/*
+			 * The notifier follows the new next hop from now (none
+			 * with no table: it matches no neighbour).
+			 */
+			sa->nh_tbl = tbl;
+			sa->nh = nh;
+			WRITE_ONCE(sa->nh_genid, genid);
+		}
 		if (!sa || sa->where != OCTEP_SA_LIVE ||
 		    (!force && !memcmp(&sa->l2m, &l2, sizeof(l2)))) {
 			spin_unlock_bh(&ips->lock);

@@ -167,11 +167,13 @@ int octep_ipsec_tx_flags(struct octep_iq *iq, struct sk_buff *skb, u64 *flags)
 			return -ENOENT;
 		}
 		/*
-		 * On HOLD the block drops it (ipsec_out_drop): have the
-		 * next hop looked for again. Pairs with WRITE_ONCE() in
+		 * On HOLD the block drops it (ipsec_out_drop), and after a
+		 * route change it may go to the old next hop: have the next
+		 * hop looked for again. Pairs with WRITE_ONCE() in
 		 * octep_ipsec_nh_updates(); a stale read costs a lookup.
 		 */
-		if (sa->l2 && !READ_ONCE(sa->l2_ok))
+		if (sa->l2 &&
+		    (!READ_ONCE(sa->l2_ok) || octep_ipsec_nh_moved(sa)))
 			octep_ipsec_nh_kick(sa);
 		op = sa->type == XFRM_DEV_OFFLOAD_CRYPTO ?
 		     OCTEP_SDP_TX_IPSEC_ENCRYPT : OCTEP_SDP_TX_IPSEC_ENCAP;

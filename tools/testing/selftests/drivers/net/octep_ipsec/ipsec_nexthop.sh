@@ -14,6 +14,10 @@
 #  - the router's MAC changes (ip link set address, then ip neigh replace
 #    on the host): the notifier sees the neighbour move, FLOW_L2 tells
 #    the block, the ESP frames go to the new MAC and ping keeps working;
+#  - the route to the far end moves, under traffic forwarded from a
+#    namespace behind the host, to a next hop that does not answer ARP:
+#    the entry follows and goes on HOLD, no ESP frame leaves; moved back,
+#    the frames go to the router's MAC again;
 #  - the far end's route via a next hop that does not answer ARP: the
 #    entry is on HOLD; packets forwarded into the tunnel from a namespace
 #    behind the host (the stack itself holds locally generated ones
@@ -29,7 +33,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ipsec_lib.inc"
 require_cmd ip ethtool tcpdump python3
 
-ktap_plan 16
+ktap_plan 18
 
 ipsec_start
 in_peer ethtool -K "$WIRE_IF" gro off
@@ -195,6 +199,50 @@ ktap_expect "the router's new MAC reaches the block (FLOW_L2)" \
 	"table: $(out_l2); flow_l2 +$((n1 - n0))" \
 	test "$(out_l2)" = "$HOST_MAC $NEW_MAC" -a $((n1 - n0)) -ge 1
 through "ESP frames follow the router's new MAC, ping keeps working" "$NEW_MAC"
+
+# The route moves under forwarded traffic (the LAN's, whose frames the
+# block addresses): to a next hop that answers nothing, then back. The
+# driver sees the route generation change in transmit and looks the
+# route up again: the entry goes on hold, then back to the router's MAC.
+lan_ping()
+{
+	ip netns exec "$LAN_NS" ping -q -c "$1" -i 0.2 -W 1 "$FAR_IN" >/dev/null 2>&1
+}
+# lan_l2 WANT: a ping from the LAN, then the outbound entry shows WANT.
+lan_l2()
+{
+	lan_ping 1
+	l2_is "$1"
+}
+sas_flush
+I_H=$LAN
+out=$(far_sas 2>&1)
+wait_for 10 lan_ping 1
+ip route replace "$FAR/32" via "$GHOST" dev "$HOST_IF"
+wait_for 15 lan_l2 hold
+capture "$WIRE_IF" "$CAP/moved.pcap"
+lan_ping 5
+rc=$?
+cap_stop
+esp=$(frames "$CAP/moved.pcap" "esp and src host $HOST_IP4")
+why="$out; table: $(out_l2); ping rc $rc; capture $CAP_OK: ESP $esp"
+[ "$(out_l2)" = hold ] && [ "$rc" -ne 0 ] && [ "$CAP_OK" = yes ] &&
+	[ "$esp" -eq 0 ] &&
+	ktap_ok "route moved to a silent next hop: the entry follows, on hold" "$why" ||
+	ktap_fail "route moved to a silent next hop: the entry follows, on hold" "$why"
+host_net "$PEER_IP4"
+wait_for 15 lan_l2 "$HOST_MAC $NEW_MAC"
+capture "$WIRE_IF" "$CAP/back.pcap"
+lan_ping 5
+rc=$?
+cap_stop
+macs=$(esp_macs "$CAP/back.pcap")
+why="table: $(out_l2); ping rc $rc; capture $CAP_OK: MACs ${macs:-none}"
+why+=" (want $HOST_MAC $NEW_MAC)"
+[ "$(out_l2)" = "$HOST_MAC $NEW_MAC" ] && [ "$rc" -eq 0 ] &&
+	[ "$CAP_OK" = yes ] && [ "$macs" = "$HOST_MAC $NEW_MAC" ] &&
+	ktap_ok "route moved back: ESP frames to the router's MAC, ping passes" "$why" ||
+	ktap_fail "route moved back: ESP frames to the router's MAC, ping passes" "$why"
 
 # The far end's route via a next hop that answers nothing: the entry is
 # held, nothing leaves. Locally generated packets take the stack's L2
