@@ -243,7 +243,10 @@ run_phase()
 }
 
 modprobe 8021q 2>/dev/null
-ip rule add pref 177 ipproto udp dport "$VLAN_PORTS" lookup 177
+# The VLAN probes' route (CONFIG_IP_MULTIPLE_TABLES): without it they
+# would take the plain one and the VLAN case would judge nothing.
+rule=$(ip rule add pref 177 ipproto udp dport "$VLAN_PORTS" lookup 177 2>&1) &&
+	rule=ok
 on_exit ip rule del pref 177
 in_peer sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv6.conf.all.seg6_enabled=1
 
@@ -251,8 +254,8 @@ in_peer sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv6.conf.all.seg6_enabled=
 ip link add vo0 type veth peer name vo1 netns "$PEER_NS" &&
 ip link set vo0 up && in_peer ip link set vo1 up &&
 out=$(phase_net vo0 vo1 2>&1)
-if out=$(echo "$out" && host_state sw 2>&1) &&
-   ping -q -c 1 -W 3 "$ORA_P" >/dev/null; then
+if out=$(echo "$out; ip rule for the VLAN probes: $rule" && host_state sw 2>&1) &&
+   [ "$rule" = ok ] && ping -q -c 1 -W 3 "$ORA_P" >/dev/null; then
 	ktap_ok "software: the SA, the peer behind a veth"
 else
 	ktap_fail "software: the SA, the peer behind a veth" "$out"
