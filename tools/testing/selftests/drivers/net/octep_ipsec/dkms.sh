@@ -18,20 +18,8 @@ TOP=$(cd "$(dirname "$0")/../../../../../.." && pwd)
 MODDIR=$(readlink -f "/lib/modules/$KVER")
 VER=0-selftest
 
-ovl=$(mktemp -d)
-on_exit "rm -rf $ovl"
-mounted=()
-on_exit 'for m in "${mounted[@]}"; do umount -l "$m"; done'
-for d in /usr/src "$MODDIR" /var/lib/dkms; do
-	mkdir -p "$d" 2>/dev/null
-	u=$ovl/$(echo "$d" | tr / _)
-	mkdir -p "$u/u" "$u/w"
-	if mount -t overlay -o "lowerdir=$d,upperdir=$u/u,workdir=$u/w" overlay "$d"; then
-		mounted=("$d" "${mounted[@]}")
-	else
-		ktap_skip_all "cannot mount an overlay on $d"
-	fi
-done
+overlay_dirs /usr/src "$MODDIR" /var/lib/dkms
+ovl=$LIB_OVL
 octep_unload 2>/dev/null
 ktap_plan 9
 

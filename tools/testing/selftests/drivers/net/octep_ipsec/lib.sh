@@ -259,6 +259,29 @@ udp_bound()
 	fi
 }
 
+# overlay_dirs DIR...: an overlay on each DIR, its writes in a directory
+# under /tmp (LIB_OVL, which the test may use for its own files), all gone
+# at exit: the guest's host-shared directories (the kernel's modules,
+# /usr/src) are read-only, and what a test installs there must not
+# outlive it. The whole test is skipped when one cannot be mounted.
+overlay_dirs()
+{
+	local d u
+
+	LIB_OVL=$(mktemp -d)
+	LIB_OVL_MOUNTED=()
+	on_exit "rm -rf $LIB_OVL"
+	on_exit 'for m in "${LIB_OVL_MOUNTED[@]}"; do umount -l "$m"; done'
+	for d in "$@"; do
+		mkdir -p "$d" 2>/dev/null
+		u=$LIB_OVL/ovl$(echo "$d" | tr / _)
+		mkdir -p "$u/u" "$u/w"
+		mount -t overlay -o "lowerdir=$d,upperdir=$u/u,workdir=$u/w" overlay "$d" ||
+			ktap_skip_all "cannot mount an overlay on $d"
+		LIB_OVL_MOUNTED=("$d" "${LIB_OVL_MOUNTED[@]}")
+	done
+}
+
 # ------------------------------------------------------------- modules
 
 # lib_ko NAME: path of NAME.ko under OCTEP_KO_DIR, or nothing.
