@@ -22,6 +22,8 @@
 #   make model           the spin model check (spec/)
 #   make compat          build against Debian's newest kernel (scripts/compat-build)
 #   make check-dkms      the DKMS install tested in the VM (dkms.sh; not in check)
+#   make check-deb       make deb, then its apt install and purge in the Debian
+#                        13 guest (deb_install.sh; check runs it there too)
 #   make check-ipsec-matrix  the offload matrix's ipsec_flows 0 and 1 (check: 2)
 #   make check-oracle    packet offload against software ESP, 300 random
 #                        rounds (ORACLE_ROUNDS) from a new seed (ORACLE_SEED)
@@ -51,7 +53,7 @@ SHELL_FILES = $(shell cd $(top) && \
 	done; ls tools/testing/selftests/drivers/net/octep_ipsec/*.sh \
 		tools/testing/selftests/drivers/net/octep_ipsec/*.inc)
 
-.PHONY: all modules clean distclean checkpatch kernel-doc coccicheck intree shellcheck check check-debug check-matrix check-trixie check-soak check-fresh check-dkms check-ipsec-matrix check-oracle demo model compat dkms-install dkms-remove deb help
+.PHONY: all modules clean distclean checkpatch kernel-doc coccicheck intree shellcheck check check-debug check-matrix check-trixie check-soak check-fresh check-dkms check-deb check-ipsec-matrix check-oracle demo model compat dkms-install dkms-remove deb help
 
 all: modules
 
@@ -111,6 +113,9 @@ check-fresh:
 
 check-dkms:
 	TEST_TIMEOUT=$${TEST_TIMEOUT:-3600} $(top)/scripts/check dkms.sh
+
+check-deb:
+	$(top)/scripts/check --trixie deb_install.sh
 
 check-ipsec-matrix:
 	$(top)/scripts/check ipsec_crypto_flows0.sh ipsec_crypto_flows1.sh \
