@@ -24,6 +24,8 @@
 #   make check-dkms      the DKMS install tested in the VM (dkms.sh; not in check)
 #   make check-deb       make deb, then its apt install and purge in the Debian
 #                        13 guest (deb_install.sh; check runs it there too)
+#   make check-strongswan-scale  strongSwan 6 brings up, rekeys and restarts
+#                        1,000 packet-offloaded children (SS_SCALE_N), timed
 #   make check-ipsec-matrix  the offload matrix's ipsec_flows 0 and 1 (check: 2)
 #   make check-oracle    packet offload against software ESP, 300 random
 #                        rounds (ORACLE_ROUNDS) from a new seed (ORACLE_SEED)
@@ -53,7 +55,7 @@ SHELL_FILES = $(shell cd $(top) && \
 	done; ls tools/testing/selftests/drivers/net/octep_ipsec/*.sh \
 		tools/testing/selftests/drivers/net/octep_ipsec/*.inc)
 
-.PHONY: all modules clean distclean checkpatch kernel-doc coccicheck intree shellcheck check check-debug check-matrix check-trixie check-soak check-fresh check-dkms check-deb check-ipsec-matrix check-oracle demo model compat dkms-install dkms-remove deb help
+.PHONY: all modules clean distclean checkpatch kernel-doc coccicheck intree shellcheck check check-debug check-matrix check-trixie check-soak check-fresh check-dkms check-deb check-strongswan-scale check-ipsec-matrix check-oracle demo model compat dkms-install dkms-remove deb help
 
 all: modules
 
@@ -116,6 +118,9 @@ check-dkms:
 
 check-deb:
 	$(top)/scripts/check --trixie deb_install.sh
+
+check-strongswan-scale:
+	$(top)/scripts/check --trixie ipsec_strongswan_scale.sh
 
 check-ipsec-matrix:
 	$(top)/scripts/check ipsec_crypto_flows0.sh ipsec_crypto_flows1.sh \
