@@ -23,7 +23,8 @@
 #   make compat          build against Debian's newest kernel (scripts/compat-build)
 #   make check-dkms      the DKMS install tested in the VM (dkms.sh; not in check)
 #   make check-deb       make deb, then its apt install and purge in the Debian
-#                        13 guest (deb_install.sh; check runs it there too)
+#                        13 guest (deb_install.sh; not in check: its DKMS
+#                        build in the guest is slow)
 #   make check-strongswan-scale  strongSwan 6 brings up, rekeys and restarts
 #                        1,000 packet-offloaded children (SS_SCALE_N), timed
 #   make check-ipsec-matrix  the offload matrix's ipsec_flows 0 and 1 (check: 2)
