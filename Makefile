@@ -34,6 +34,9 @@
 #   make dkms-remove     remove them (scripts/dkms-install)
 #   make deb             out/deb/octep-ipsec-dkms_VERSION_all.deb, the DKMS
 #                        package (debian/, scripts/deb), lintian-checked
+#   make vfu             out/vfu/octep-vfu, the vfio-user server that shows
+#                        a guest the block as a PCI function (scripts/vm --pci)
+#   make check-pci       the PCI probe selftest through it (pci_probe.sh)
 #   make clean           kbuild's clean; make distclean also removes out/
 
 top := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
@@ -56,7 +59,7 @@ SHELL_FILES = $(shell cd $(top) && \
 	done; ls tools/testing/selftests/drivers/net/octep_ipsec/*.sh \
 		tools/testing/selftests/drivers/net/octep_ipsec/*.inc)
 
-.PHONY: all modules clean distclean checkpatch kernel-doc coccicheck intree shellcheck check check-debug check-matrix check-trixie check-soak check-fresh check-dkms check-deb check-strongswan-scale check-ipsec-matrix check-oracle demo model compat dkms-install dkms-remove deb help
+.PHONY: all modules clean distclean checkpatch kernel-doc coccicheck intree shellcheck check check-debug check-matrix check-trixie check-soak check-fresh check-dkms check-deb check-strongswan-scale check-ipsec-matrix check-oracle check-pci vfu demo model compat dkms-install dkms-remove deb help
 
 all: modules
 
@@ -65,6 +68,20 @@ modules:
 
 clean:
 	$(MAKE) $(KBUILD_ARGS) clean
+
+# The vfio-user server: a host program, built with the host's compiler
+# against octep_sdp.h through the stand-in headers in vfu/include.
+VFU_DIR := drivers/net/octep_sim/vfu
+VFU_SRC := $(wildcard $(top)/$(VFU_DIR)/*.c)
+VFU_DEPS := $(VFU_SRC) $(wildcard $(top)/$(VFU_DIR)/*.h $(top)/$(VFU_DIR)/include/linux/*.h) \
+	$(top)/drivers/net/ethernet/octep_ipsec/octep_sdp.h
+
+vfu: $(top)/out/vfu/octep-vfu
+
+$(top)/out/vfu/octep-vfu: $(VFU_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -Werror \
+		-I$(top)/$(VFU_DIR)/include -o $@ $(VFU_SRC)
 
 # out/ also holds the VM runs, initramfs and debug-kernel links that other
 # runs may be using: only distclean removes it.

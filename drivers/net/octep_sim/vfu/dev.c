@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * octep-vfu: the function itself. Config space with an MSI-X capability,
+ * BAR0's registers and the control mailbox. A first slice: the registers
+ * hold what the host wrote, with the block's counting rule on the CNTS
+ * registers, and the mailbox answers GET_INFO with no feature bits (the
+ * flow table refused) and anything else with EINVAL, so that the driver's
+ * PCI probe runs to its end. The rings do not move packets yet; the rules
+ * are to come from octep_sim's source (see the .rst).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/bits.h>
+#include <linux/pci_regs.h>
+
+#include "../../ethernet/octep_ipsec/octep_sdp.h"
+#include "vfu.h"
+
+#define VFU_MBOX_Q		OCTEP_SDP_MBOX_Q_WORDS
+
+static u64 vfu_rd(struct vfu_dev *d, u32 off)
+{
+	return d->regs[off / 8];
+}
+
+static void vfu_wr(struct vfu_dev *d, u32 off, u64 val)
+{
+	d->regs[off / 8] = val;
+}
+
+static void vfu_cfg_put(struct vfu_dev *d, unsigned int off, u64 val,
+			unsigned int len)
+{
+	memcpy(&d->cfg[off], &val, len);	/* little-endian host */
+}
+
+/* Config space as the function comes out of reset. */
+static void vfu_cfg_init(struct vfu_dev *d)
+{
+	unsigned int c = VFU_MSIX_CAP;
+
+	memset(d->cfg, 0, sizeof(d->cfg));
+	vfu_cfg_put(d, PCI_VENDOR_ID, VFU_VENDOR, 2);
+	vfu_cfg_put(d, PCI_DEVICE_ID, VFU_DEVICE, 2);
+	vfu_cfg_put(d, PCI_STATUS, PCI_STATUS_CAP_LIST, 2);
+	vfu_cfg_put(d, PCI_CLASS_PROG, 0x020000, 3);	/* Ethernet */
+	vfu_cfg_put(d, VFU_BAR_OFF(0), PCI_BASE_ADDRESS_MEM_TYPE_64, 4);
+	vfu_cfg_put(d, VFU_BAR_OFF(4), PCI_BASE_ADDRESS_MEM_TYPE_64, 4);
+	vfu_cfg_put(d, PCI_SUBSYSTEM_VENDOR_ID, VFU_VENDOR, 2);
+	vfu_cfg_put(d, PCI_CAPABILITY_LIST, c, 1);
+	/* MSI-X: table at BAR4 + 0, PBA at BAR4 + VFU_MSIX_PBA. */
+	vfu_cfg_put(d, c, PCI_CAP_ID_MSIX, 1);
+	vfu_cfg_put(d, c + 2, d->nvec - 1, 2);
+	vfu_cfg_put(d, c + 4, 0 | VFU_BAR4, 4);
+	vfu_cfg_put(d, c + 8, VFU_MSIX_PBA | VFU_BAR4, 4);
+}
+
+/**
+ * vfu_dev_reset() - a function-level reset: registers, mailbox, config
+ * @d: function
+ *
+ * The client's eventfds stay: they are the client's, not the function's.
+ */
+void vfu_dev_reset(struct vfu_dev *d)
+{
+	memset(d->regs, 0, VFU_BAR0_SIZE);
+	vfu_wr(d, OCTEP_SDP_MBOX_SIG, OCTEP_SDP_MBOX_SIG_VAL);
+	vfu_wr(d, OCTEP_SDP_MBOX_VERSION, OCTEP_SDP_MBOX_VERSION_VAL);
+	vfu_wr(d, OCTEP_SDP_MBOX_H2C_SIZE, VFU_MBOX_Q);
+	vfu_wr(d, OCTEP_SDP_MBOX_C2H_SIZE, VFU_MBOX_Q);
+	vfu_wr(d, OCTEP_SDP_PORT_SPEED, OCTEP_SDP_PORT_MBPS);
+	vfu_cfg_init(d);
+}
+
+/**
+ * vfu_dev_init() - a function fresh from power-on
+ * @d: function
+ * @nvec: MSI-X vectors to offer
+ */
+void vfu_dev_init(struct vfu_dev *d, unsigned int nvec)
+{
+	unsigned int i;
+
+	d->nvec = nvec;
+	d->regs = calloc(1, VFU_BAR0_SIZE);
+	if (!d->regs) {
+		perror("octep-vfu: BAR0");
+		exit(1);
+	}
+	for (i = 0; i < VFU_NVEC_MAX; i++)
+		d->irq_fd[i] = -1;
+	d->err_fd = -1;
+	d->req_fd = -1;
+	vfu_dev_reset(d);
+}
+
+/**
+ * vfu_irq_raise() - send an MSI-X vector's message
+ * @d: function
+ * @vec: vector
+ *
+ * Masking is the client's: QEMU holds the table and the PBA.
+ */
+void vfu_irq_raise(struct vfu_dev *d, unsigned int vec)
+{
+	u64 one = 1;
+
+	if (vec >= d->nvec || d->irq_fd[vec] < 0)
+		return;
+	if (write(d->irq_fd[vec], &one, sizeof(one)) != sizeof(one))
+		perror("octep-vfu: eventfd");
+}
+
+/* ------------------------------------------------ config space */
+
+/**
+ * vfu_cfg_read() - a client read of config space
+ * @d: function
+ * @off: byte offset
+ * @buf: where the bytes go
+ * @count: bytes
+ *
+ * Return: 0, or -EINVAL outside config space.
+ */
+int vfu_cfg_read(struct vfu_dev *d, u64 off, void *buf, u32 count)
+{
+	if (off > VFU_CFG_SIZE || count > VFU_CFG_SIZE - off)
+		return -EINVAL;
+	memcpy(buf, &d->cfg[off], count);
+	return 0;
+}
+
+/* A BAR's dword: the address bits the size leaves, the type bits fixed. */
+static u32 vfu_bar_val(u32 val, u32 type, u64 size, bool high)
+{
+	if (high)
+		return size > (1ULL << 32) ? val & ~(u32)((size - 1) >> 32) : val;
+	return (val & ~(u32)(size - 1)) | type;
+}
+
+/* The writable bits of each config byte; the rest keep their value. */
+static u8 vfu_cfg_wmask(unsigned int off)
+{
+	unsigned int c = VFU_MSIX_CAP;
+
+	switch (off) {
+	case PCI_COMMAND:
+		return 0x46;	/* memory space, bus master, parity */
+	case PCI_COMMAND + 1:
+		return 0x05;	/* SERR, INTx disable */
+	case PCI_INTERRUPT_LINE:
+		return 0xff;
+	}
+	if (off == c + 3)
+		return 0xc0;	/* MSI-X enable, function mask */
+	return 0;
+}
+
+/**
+ * vfu_cfg_write() - a client write of config space
+ * @d: function
+ * @off: byte offset
+ * @buf: the bytes
+ * @count: bytes
+ *
+ * Only the writable bits change; a BAR keeps its type and size bits.
+ *
+ * Return: 0, or -EINVAL outside config space.
+ */
+int vfu_cfg_write(struct vfu_dev *d, u64 off, const void *buf, u32 count)
+{
+	const u8 *p = buf;
+	unsigned int i, bar;
+
+	if (off > VFU_CFG_SIZE || count > VFU_CFG_SIZE - off)
+		return -EINVAL;
+	for (i = 0; i < count; i++) {
+		unsigned int o = off + i;
+		u8 m = vfu_cfg_wmask(o);
+
+		d->cfg[o] = (d->cfg[o] & ~m) | (p[i] & m);
+	}
+	/* BARs: whole dwords, sized as the guest's probe expects. */
+	for (bar = 0; bar < 6; bar++) {
+		unsigned int o = VFU_BAR_OFF(bar);
+		u64 size = bar < 2 ? VFU_BAR0_SIZE : VFU_BAR4_SIZE;
+		u32 val;
+
+		if (bar != 0 && bar != 1 && bar != 4 && bar != 5)
+			continue;
+		if (off > o || off + count < o + 4)
+			continue;
+		memcpy(&val, &p[o - off], 4);
+		val = vfu_bar_val(val, PCI_BASE_ADDRESS_MEM_TYPE_64, size, bar & 1);
+		memcpy(&d->cfg[o], &val, 4);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------ the mailbox */
+
+/* One response into C2H; false when it has no room (the host is stuck). */
+static bool vfu_mbox_respond(struct vfu_dev *d, u64 req, const u64 *body,
+			     unsigned int n)
+{
+	u32 prod = vfu_rd(d, OCTEP_SDP_MBOX_C2H_PROD);
+	u32 cons = vfu_rd(d, OCTEP_SDP_MBOX_C2H_CONS);
+	u64 hdr = (req & ~(OCTEP_SDP_MBOX_HDR_SIZE | OCTEP_SDP_MBOX_HDR_FLAGS)) |
+		  n | ((u64)OCTEP_SDP_MBOX_F_RESPONSE << 16);
+	unsigned int i;
+
+	if (VFU_MBOX_Q - (prod - cons) < 1 + n)
+		return false;
+	vfu_wr(d, OCTEP_SDP_MBOX_C2H_Q + (prod % VFU_MBOX_Q) * 8, hdr);
+	for (i = 0; i < n; i++)
+		vfu_wr(d, OCTEP_SDP_MBOX_C2H_Q + ((prod + 1 + i) % VFU_MBOX_Q) * 8,
+		       body[i]);
+	/* The words first, then the index the host reads them by. */
+	vfu_wr(d, OCTEP_SDP_MBOX_C2H_PROD, (u32)(prod + 1 + n));
+	return true;
+}
+
+/*
+ * The doorbell: answer every request in H2C. GET_INFO says the block has
+ * no flow table (no feature bits): the driver then runs without IPsec
+ * offload, which is what this server offers so far.
+ */
+static void vfu_mbox_kick(struct vfu_dev *d)
+{
+	u32 prod = vfu_rd(d, OCTEP_SDP_MBOX_H2C_PROD);
+	u32 cons = vfu_rd(d, OCTEP_SDP_MBOX_H2C_CONS);
+	bool sent = false;
+
+	while (cons != prod) {
+		u64 hdr = vfu_rd(d, OCTEP_SDP_MBOX_H2C_Q + (cons % VFU_MBOX_Q) * 8);
+		unsigned int size = hdr & OCTEP_SDP_MBOX_HDR_SIZE;
+		unsigned int cmd = (hdr & OCTEP_SDP_MBOX_HDR_CMD) >> 24;
+		u64 body[4] = { EINVAL };
+		unsigned int n = 1;
+
+		if (prod - cons > VFU_MBOX_Q || 1 + size > prod - cons) {
+			fprintf(stderr, "octep-vfu: mailbox H2C out of step (prod %u cons %u)\n",
+				prod, cons);
+			cons = prod;
+			break;
+		}
+		if (cmd == OCTEP_SDP_MBOX_GET_INFO) {
+			struct octep_sdp_mbox_info info = {
+				.version = OCTEP_SDP_MBOX_VERSION_VAL,
+			};
+
+			body[0] = 0;
+			memcpy(&body[1], &info, sizeof(info));
+			n = 1 + sizeof(info) / 8;
+		}
+		if (!vfu_mbox_respond(d, hdr, body, n))
+			break;
+		sent = true;
+		cons += 1 + size;
+	}
+	vfu_wr(d, OCTEP_SDP_MBOX_H2C_CONS, cons);
+	if (sent && (vfu_rd(d, OCTEP_SDP_MBOX_INT) & OCTEP_SDP_MBOX_INT_ENA))
+		vfu_irq_raise(d, 0);
+}
+
+/* ------------------------------------------------ BAR0 */
+
+/**
+ * vfu_bar0_read() - a client read of the registers
+ * @d: function
+ * @off: byte offset in BAR0
+ * @buf: where the bytes go
+ * @count: bytes
+ *
+ * Return: 0, or -EINVAL outside BAR0.
+ */
+int vfu_bar0_read(struct vfu_dev *d, u64 off, void *buf, u32 count)
+{
+	if (off > VFU_BAR0_SIZE || count > VFU_BAR0_SIZE - off)
+		return -EINVAL;
+	memcpy(buf, (u8 *)d->regs + off, count);
+	if (d->verbose && count == 8)
+		fprintf(stderr, "octep-vfu: rd %#llx = %#llx\n",
+			(unsigned long long)off,
+			(unsigned long long)d->regs[off / 8]);
+	return 0;
+}
+
+/* A CNTS register: a write of N in the count bits takes N off the count. */
+static bool vfu_cnts_reg(u64 off)
+{
+	u64 r = off % OCTEP_SDP_RING_OFFSET;
+
+	return off < OCTEP_SDP_MAX_RINGS * OCTEP_SDP_RING_OFFSET &&
+	       (r == OCTEP_SDP_R_IN_CNTS_START || r == OCTEP_SDP_R_OUT_CNTS_START);
+}
+
+static bool vfu_ro_reg(u64 off)
+{
+	switch (off) {
+	case OCTEP_SDP_MBOX_SIG:
+	case OCTEP_SDP_MBOX_VERSION:
+	case OCTEP_SDP_MBOX_H2C_CONS:
+	case OCTEP_SDP_MBOX_H2C_SIZE:
+	case OCTEP_SDP_MBOX_C2H_PROD:
+	case OCTEP_SDP_MBOX_C2H_SIZE:
+	case OCTEP_SDP_PORT_SPEED:
+		return true;
+	}
+	return (off >= OCTEP_SDP_MBOX_C2H_Q && off < OCTEP_SDP_MBOX_END) ||
+	       (off >= OCTEP_SDP_IPSEC_CNT(0) &&
+		off < OCTEP_SDP_IPSEC_CNT(OCTEP_SDP_IPSEC_NCNT));
+}
+
+/**
+ * vfu_bar0_write() - a client write of the registers, with its effects
+ * @d: function
+ * @off: byte offset in BAR0
+ * @buf: the bytes
+ * @count: bytes
+ *
+ * A write to a read-only register is dropped; H2C_PROD rings the mailbox.
+ *
+ * Return: 0, or -EINVAL outside BAR0.
+ */
+int vfu_bar0_write(struct vfu_dev *d, u64 off, const void *buf, u32 count)
+{
+	u64 val = 0;
+
+	if (off > VFU_BAR0_SIZE || count > VFU_BAR0_SIZE - off)
+		return -EINVAL;
+	/* The block's registers are 64-bit: other writes land as they are. */
+	if (count != 8 || (off & 7)) {
+		if (!vfu_ro_reg(off & ~7ULL))
+			memcpy((u8 *)d->regs + off, buf, count);
+		return 0;
+	}
+	memcpy(&val, buf, 8);
+	if (d->verbose)
+		fprintf(stderr, "octep-vfu: wr %#llx = %#llx\n",
+			(unsigned long long)off, (unsigned long long)val);
+	if (vfu_ro_reg(off))
+		return 0;
+	if (vfu_cnts_reg(off)) {
+		u64 cur = vfu_rd(d, off);
+		u32 cnt = (u32)cur - (u32)(val & OCTEP_SDP_CNTS_COUNT);
+
+		vfu_wr(d, off, (cur & ~OCTEP_SDP_CNTS_COUNT) | cnt);
+		return 0;
+	}
+	vfu_wr(d, off, val);
+	if (off == OCTEP_SDP_MBOX_H2C_PROD)
+		vfu_mbox_kick(d);
+	return 0;
+}
