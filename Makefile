@@ -131,6 +131,12 @@ check-soak:
 check-fresh:
 	$(top)/scripts/check-fresh
 
+# The PCI path (issue 39's first slice): one --pci boot, pci_probe.sh.
+check-pci: modules vfu
+	mkdir -p $(top)/out/check-pci
+	$(top)/scripts/vm --pci --quiet --timeout 900 -- \
+		$(top)/scripts/run-selftests -o $(top)/out/check-pci pci_probe.sh
+
 check-dkms:
 	TEST_TIMEOUT=$${TEST_TIMEOUT:-3600} $(top)/scripts/check dkms.sh
 

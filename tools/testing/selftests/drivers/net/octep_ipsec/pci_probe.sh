@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The driver's PCI path, on the SDP block as a real PCI function: QEMU's
+# vfio-user-pci device served by octep-vfu (scripts/vm --pci). The function
+# is not taken without driver_override (it is octeon_ep's by its IDs);
+# with it, the probe maps BAR0, allocates its MSI-X vectors, asks the
+# control mailbox for the flow table (answered by an interrupt: the
+# server offers none, so "flow table unavailable (0)", not a timeout) and
+# registers a netdev. Unbind and rebind three times, then unload the
+# module with the function bound. Skipped without such a function.
+
+source "$(dirname "$0")/lib.sh"
+
+# The IDs octep-vfu gives the function (a CN93 SDP PF).
+PCI_VENDOR=0x177d
+PCI_DEVICE=0xb200
+DRV=/sys/bus/pci/drivers/octep_ipsec
+
+pci_find()
+{
+	local d
+
+	for d in /sys/bus/pci/devices/*; do
+		[ "$(cat "$d/vendor")" = "$PCI_VENDOR" ] &&
+			[ "$(cat "$d/device")" = "$PCI_DEVICE" ] &&
+			{ basename "$d"; return 0; }
+	done
+	return 1
+}
+
+BDF=$(pci_find) || ktap_skip_all "no SDP PCI function (boot with scripts/vm --pci)"
+DEV=/sys/bus/pci/devices/$BDF
+
+ktap_plan 16
+
+# The driver bound to the function, and its netdev registered.
+pci_bound()
+{
+	[ "$(basename "$(readlink "$DEV/driver" 2>/dev/null)")" = octep_ipsec ] &&
+		lib_one_netdev "$DEV/net" >/dev/null
+}
+
+pci_unbound()
+{
+	[ ! -e "$DEV/driver" ] && [ ! -d "$DEV/net" ]
+}
+
+pci_bind()
+{
+	echo "$BDF" >/sys/bus/pci/drivers_probe && wait_for "$OCTEP_WAIT" pci_bound
+}
+
+pci_unbind()
+{
+	echo "$BDF" >"$DRV/unbind" && pci_unbound
+}
+
+# MSI-X vectors the probe allocated: 16 before the rings', one a ring.
+pci_vectors()
+{
+	find "$DEV/msi_irqs" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l
+}
+
+# pci_msix_ok RINGS VECTORS
+pci_msix_ok()
+{
+	[ "$1" -ge 1 ] && [ "$2" -eq $((16 + $1)) ]
+}
+
+# The command register has memory space and bus master on (the probe's
+# pcim_enable_device() and pci_set_master(), as the function holds them).
+pci_master_on()
+{
+	local cmd
+
+	cmd=$(od -An -tx2 -j4 -N2 "$DEV/config" | tr -d ' ')
+	[ $((0x$cmd & 6)) -eq 6 ]
+}
+
+check "modules load" octep_load || ktap_finish
+ktap_expect "the function is not taken by its IDs alone" \
+	"bound to $(readlink "$DEV/driver")" pci_unbound
+on_exit "echo > $DEV/driver_override"
+check "driver_override set" sh -c "echo octep_ipsec > $DEV/driver_override"
+check "probe binds through PCI and registers a netdev" pci_bind
+IF=$(lib_one_netdev "$DEV/net")
+rings=$(ls -d "/sys/class/net/$IF/queues/rx-"* 2>/dev/null | wc -l)
+vecs=$(pci_vectors)
+ktap_expect "MSI-X: 16 + one a ring ($rings rings, $vecs vectors)" \
+	"$vecs vectors for $rings rings" pci_msix_ok "$rings" "$vecs"
+if kernel_log | grep -q "$BDF: flow table unavailable (0)"; then
+	ktap_ok "the mailbox answered through its MSI-X vector"
+else
+	ktap_fail "the mailbox answered through its MSI-X vector" \
+		"$(kernel_log | grep "$BDF" | tail -n 5)"
+fi
+for i in 1 2 3; do
+	check "unbind $i: driver and netdev gone" pci_unbind
+	check "rebind $i: bound again with a netdev" pci_bind
+done
+check "command register: memory space and bus master on" pci_master_on
+check "module unloads with the function bound" rmmod octep_ipsec
+ktap_expect "the function is left unbound" \
+	"still bound to $(readlink "$DEV/driver")" pci_unbound
+
+kernel_log_clean "no kernel warning"
+
+ktap_finish
