@@ -5,10 +5,11 @@
  * pci_driver for OCTEON SDP physical functions. Both hand the core a
  * struct octep_sdp_dev (register ops, ring IRQs, DMA device).
  *
- * The PCI glue is compiled only: no OCTEON hardware was available to this
- * project. It maps BAR0 and the MSI-X vectors and provides the register
- * ops; firmware readiness, ring ownership and the MAC from the control
- * mailbox are not done (see the .rst).
+ * The PCI glue has run on no OCTEON hardware, only in QEMU on octep-vfu's
+ * PCI function (scripts/vm --pci, pci_probe.sh). It maps BAR0 and the
+ * MSI-X vectors and provides the register ops; firmware readiness, ring
+ * ownership and the MAC from the control mailbox are not done (see the
+ * .rst).
  */
 #include <linux/auxiliary_bus.h>
 #include <linux/debugfs.h>
