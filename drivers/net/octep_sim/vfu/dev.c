@@ -57,6 +57,16 @@ static void vfu_cfg_init(struct vfu_dev *d)
 	vfu_cfg_put(d, c + 2, d->nvec - 1, 2);
 	vfu_cfg_put(d, c + 4, 0 | VFU_BAR4, 4);
 	vfu_cfg_put(d, c + 8, VFU_MSIX_PBA | VFU_BAR4, 4);
+	/*
+	 * Advanced Features with FLR, what the kernel's af_flr reset method
+	 * takes: a PCI function on q35's root bus, with no bridge above it
+	 * to reset, has no other way to a function-level reset.
+	 */
+	vfu_cfg_put(d, c + 1, VFU_AF_CAP, 1);
+	c = VFU_AF_CAP;
+	vfu_cfg_put(d, c, PCI_CAP_ID_AF, 1);
+	vfu_cfg_put(d, c + 2, PCI_CAP_AF_SIZEOF, 1);
+	vfu_cfg_put(d, c + PCI_AF_CAP, PCI_AF_CAP_TP | PCI_AF_CAP_FLR, 1);
 }
 
 /**
@@ -178,6 +188,14 @@ int vfu_cfg_write(struct vfu_dev *d, u64 off, const void *buf, u32 count)
 
 	if (off > VFU_CFG_SIZE || count > VFU_CFG_SIZE - off)
 		return -EINVAL;
+	/* Nothing is ever pending: the reset is done before the reply. */
+	if (off <= VFU_AF_CAP + PCI_AF_CTRL &&
+	    off + count > VFU_AF_CAP + PCI_AF_CTRL &&
+	    (p[VFU_AF_CAP + PCI_AF_CTRL - off] & PCI_AF_CTRL_FLR)) {
+		fprintf(stderr, "octep-vfu: function-level reset\n");
+		vfu_dev_reset(d);
+		return 0;
+	}
 	for (i = 0; i < count; i++) {
 		unsigned int o = off + i;
 		u8 m = vfu_cfg_wmask(o);
@@ -299,6 +317,26 @@ static bool vfu_cnts_reg(u64 off)
 	       (r == OCTEP_SDP_R_IN_CNTS_START || r == OCTEP_SDP_R_OUT_CNTS_START);
 }
 
+/*
+ * A ring turned on or off, in the log: the record the PCI tests read
+ * (through the repo the guest shares, $VM_VFU_LOG) where octep_sim's tests
+ * read its debugfs; the driver's own region keeps BAR0 from the guest's
+ * sysfs while it is bound.
+ */
+static void vfu_ring_log(struct vfu_dev *d, u64 off, u64 val)
+{
+	u64 r = off % OCTEP_SDP_RING_OFFSET;
+	bool out = r == OCTEP_SDP_R_OUT_ENABLE_START;
+
+	if (off >= OCTEP_SDP_MAX_RINGS * OCTEP_SDP_RING_OFFSET ||
+	    (!out && r != OCTEP_SDP_R_IN_ENABLE_START) ||
+	    !((vfu_rd(d, off) ^ val) & OCTEP_SDP_RING_ENABLE))
+		return;
+	fprintf(stderr, "octep-vfu: ring %u %s %s\n",
+		(unsigned int)(off / OCTEP_SDP_RING_OFFSET), out ? "out" : "in",
+		val & OCTEP_SDP_RING_ENABLE ? "on" : "off");
+}
+
 static bool vfu_ro_reg(u64 off)
 {
 	switch (off) {
@@ -352,6 +390,7 @@ int vfu_bar0_write(struct vfu_dev *d, u64 off, const void *buf, u32 count)
 		vfu_wr(d, off, (cur & ~OCTEP_SDP_CNTS_COUNT) | cnt);
 		return 0;
 	}
+	vfu_ring_log(d, off, val);
 	vfu_wr(d, off, val);
 	if (off == OCTEP_SDP_MBOX_H2C_PROD)
 		vfu_mbox_kick(d);

@@ -58,6 +58,8 @@ enum vfu_cmd {
 #define VFU_BAR4_SIZE		(64U << 10)
 #define VFU_MSIX_PBA		0x8000
 #define VFU_MSIX_CAP		0x40
+/* Advanced Features: function-level reset from config space. */
+#define VFU_AF_CAP		0x50
 /* CN9K: 16 vectors before the rings' (octeon_ep), then one a ring pair. */
 #define VFU_NVEC_DEF		(16 + 8)
 #define VFU_NVEC_MAX		(16 + 16)
