@@ -11,50 +11,9 @@
 # module with the function bound. Skipped without such a function.
 
 source "$(dirname "$0")/lib.sh"
-
-# The IDs octep-vfu gives the function (a CN93 SDP PF).
-PCI_VENDOR=0x177d
-PCI_DEVICE=0xb200
-DRV=/sys/bus/pci/drivers/octep_ipsec
-
-pci_find()
-{
-	local d
-
-	for d in /sys/bus/pci/devices/*; do
-		[ "$(cat "$d/vendor")" = "$PCI_VENDOR" ] &&
-			[ "$(cat "$d/device")" = "$PCI_DEVICE" ] &&
-			{ basename "$d"; return 0; }
-	done
-	return 1
-}
-
-BDF=$(pci_find) || ktap_skip_all "no SDP PCI function (boot with scripts/vm --pci)"
-DEV=/sys/bus/pci/devices/$BDF
+source "$(dirname "$0")/pci_lib.inc"
 
 ktap_plan 16
-
-# The driver bound to the function, and its netdev registered.
-pci_bound()
-{
-	[ "$(basename "$(readlink "$DEV/driver" 2>/dev/null)")" = octep_ipsec ] &&
-		lib_one_netdev "$DEV/net" >/dev/null
-}
-
-pci_unbound()
-{
-	[ ! -e "$DEV/driver" ] && [ ! -d "$DEV/net" ]
-}
-
-pci_bind()
-{
-	echo "$BDF" >/sys/bus/pci/drivers_probe && wait_for "$OCTEP_WAIT" pci_bound
-}
-
-pci_unbind()
-{
-	echo "$BDF" >"$DRV/unbind" && pci_unbound
-}
 
 # MSI-X vectors the probe allocated: 16 before the rings', one a ring.
 pci_vectors()
@@ -81,8 +40,7 @@ pci_master_on()
 check "modules load" octep_load || ktap_finish
 ktap_expect "the function is not taken by its IDs alone" \
 	"bound to $(readlink "$DEV/driver")" pci_unbound
-on_exit "echo > $DEV/driver_override"
-check "driver_override set" sh -c "echo octep_ipsec > $DEV/driver_override"
+check "driver_override set" pci_override
 check "probe binds through PCI and registers a netdev" pci_bind
 IF=$(lib_one_netdev "$DEV/net")
 rings=$(ls -d "/sys/class/net/$IF/queues/rx-"* 2>/dev/null | wc -l)
