@@ -499,10 +499,34 @@ static void octep_pci_err_resume(struct pci_dev *pdev)
 		dev_err(&pdev->dev, "no rings after the error recovery\n");
 }
 
+/*
+ * A function-level reset (sysfs reset, a VMM's): the block forgets every
+ * ring register under us. The rings go as for a sleep and are programmed
+ * again once the PCI core has restored config space. Found on octep-vfu
+ * (pci_reset.sh): without these, a running interface kept rings the block
+ * no longer had.
+ */
+static void octep_pci_reset_prepare(struct pci_dev *pdev)
+{
+	struct octep_pci *p = pci_get_drvdata(pdev);
+
+	octep_netdev_suspend(p->oct);
+}
+
+static void octep_pci_reset_done(struct pci_dev *pdev)
+{
+	struct octep_pci *p = pci_get_drvdata(pdev);
+
+	if (octep_netdev_resume(p->oct))
+		dev_err(&pdev->dev, "no rings after the function reset\n");
+}
+
 static const struct pci_error_handlers octep_pci_err_handlers = {
 	.error_detected = octep_pci_error_detected,
 	.slot_reset = octep_pci_slot_reset,
 	.resume = octep_pci_err_resume,
+	.reset_prepare = octep_pci_reset_prepare,
+	.reset_done = octep_pci_reset_done,
 };
 
 /*
