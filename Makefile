@@ -36,7 +36,7 @@
 #                        package (debian/, scripts/deb), lintian-checked
 #   make vfu             out/vfu/octep-vfu, the vfio-user server that shows
 #                        a guest the block as a PCI function (scripts/vm --pci)
-#   make check-pci       the PCI probe selftest through it (pci_probe.sh)
+#   make check-pci       the PCI selftests through it (pci_probe.sh, pci_reset.sh)
 #   make clean           kbuild's clean; make distclean also removes out/
 
 top := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
@@ -131,11 +131,11 @@ check-soak:
 check-fresh:
 	$(top)/scripts/check-fresh
 
-# The PCI path (issue 39's first slice): one --pci boot, pci_probe.sh.
+# The PCI path (issue 39's first slice): one --pci boot.
 check-pci: modules vfu
 	mkdir -p $(top)/out/check-pci
 	$(top)/scripts/vm --pci --quiet --timeout 900 -- \
-		$(top)/scripts/run-selftests -o $(top)/out/check-pci pci_probe.sh
+		$(top)/scripts/run-selftests -o $(top)/out/check-pci pci_probe.sh pci_reset.sh
 
 check-dkms:
 	TEST_TIMEOUT=$${TEST_TIMEOUT:-3600} $(top)/scripts/check dkms.sh
