@@ -221,7 +221,7 @@ static int osim_hang_set(void *data, u64 val)
 	iq->hung = val;
 	spin_unlock_irqrestore(&iq->lock, flags);
 	if (!val)
-		osim_engine_kick_ring(data);
+		osim_engine_kick(((struct osim_ring *)data)->dev);
 	return 0;
 }
 DEFINE_DEBUGFS_ATTRIBUTE(osim_hang_fops, osim_hang_get, osim_hang_set,
@@ -234,7 +234,7 @@ static int osim_inject_set(void *data, u64 val)
 	if (!val || val > (1 << 20))
 		return -EINVAL;
 	atomic_add(val, &ring->oq.inject);
-	osim_engine_kick_ring(ring);
+	osim_engine_kick(ring->dev);
 	return 0;
 }
 DEFINE_DEBUGFS_ATTRIBUTE(osim_inject_fops, NULL, osim_inject_set, "%llu\n");
@@ -875,8 +875,8 @@ void osim_debugfs_dev_add(struct osim_dev *dev)
 	debugfs_create_file_unsafe("engine_cpu", 0600, dir, dev, &osim_cpu_fops);
 	debugfs_create_file_unsafe("link_mbps", 0600, dir, dev, &osim_mbps_fops);
 	osim_dbg_field(dir, "stalls", &dev->stalls, sizeof(dev->stalls));
-	debugfs_create_file_unsafe("engine_wakeups", 0400, dir,
-				   &dev->engine_wakeups, &osim_atomic64_fops);
+	osim_dbg_field(dir, "engine_wakeups", &dev->engine_wakeups,
+		       sizeof(dev->engine_wakeups));
 	osim_dbg_field(dir, "num_rings", &dev->num_rings,
 		       sizeof(dev->num_rings));
 	debugfs_create_file_unsafe("wire_drops", 0400, dir, &dev->wire_drops,

@@ -44,7 +44,6 @@ static void osim_rings_init(struct osim_dev *dev)
 		spin_lock_init(&ring->iq.lock);
 		osim_cnt_init(&ring->iq.cnt, ring, true);
 		atomic_set(&ring->lose_irq, 0);
-		skb_queue_head_init(&ring->wire_q);
 	}
 }
 
@@ -144,10 +143,6 @@ struct osim_dev *osim_dev_create(unsigned int id, unsigned int num_rings,
 	dev->masked = OSIM_MASKED_LATCH;
 	dev->left_ns = OSIM_LEFT_NS_DEF;
 	mutex_init(&dev->stub_lock);
-	spin_lock_init(&dev->wire_pp_lock);
-	spin_lock_init(&dev->bucket_rx.lock);
-	spin_lock_init(&dev->bucket_tx.lock);
-	atomic64_set(&dev->engine_wakeups, 0);
 	osim_hostile_init(dev);
 	atomic64_set(&dev->wire_drops, 0);
 	atomic64_set(&dev->bad_regs, 0);

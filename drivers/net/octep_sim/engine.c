@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * octep_sim: the block's engine, a kthread per ring pair.
+ * octep_sim: the block's engine, a kthread per device.
  *
  * Towards the host it takes frames the wire sent, picks an output ring by
  * flow hash (RSS: one flow, one ring, in order), writes each into the next
@@ -11,13 +11,6 @@
  *
  * It takes a ring's lock once per batch, not per packet; the lock is what
  * makes a host write that disables a ring synchronous with the engine.
- *
- * Each ring pair has its own engine thread, as the block's engines run in
- * parallel: the wire's xmit steers each frame to its ring (RSS, so one
- * flow stays on one engine, in order), and the ring's engine does that
- * ring's work both ways. What the engines share is locked where they meet:
- * the flow table's entries (f->lock: sequence numbers, replay window), the
- * link's token buckets, the wire's page pool, the hostile mode's generator.
  */
 #include <linux/bitfield.h>
 #include <linux/etherdevice.h>
@@ -475,14 +468,11 @@ static void osim_oq_put_list(struct osim_dev *dev, struct osim_oq *oq,
 static u64 osim_bucket_wait(struct osim_dev *dev, struct osim_bucket *b)
 {
 	u32 mbps = READ_ONCE(dev->link_mbps);
-	unsigned long flags;
 	s64 burst, delta;
 	ktime_t now;
-	u64 wait = 0;
 
 	if (!mbps)
 		return 0;
-	spin_lock_irqsave(&b->lock, flags);
 	now = ktime_get();
 	/* mbps Mbit/s is mbps / 8000 bytes a nanosecond; burst 1 ms. */
 	burst = max_t(s64, (s64)mbps * 125, 16 * 1514);
@@ -493,26 +483,19 @@ static u64 osim_bucket_wait(struct osim_dev *dev, struct osim_bucket *b)
 	/* Signed: a debt (negative tokens) is paid off, not forgiven. */
 	b->tokens = min_t(s64, b->tokens + (s64)div_u64((u64)delta * mbps, 8000),
 			  burst);
-	if (b->tokens <= 0)
-		wait = div_u64((u64)(1 - b->tokens) * 8000, mbps) + 1;
-	spin_unlock_irqrestore(&b->lock, flags);
-	return wait;
+	if (b->tokens > 0)
+		return 0;
+	return div_u64((u64)(1 - b->tokens) * 8000, mbps) + 1;
 }
 
 /* Take @bytes; false once the bucket is empty (stop the batch there). */
 static bool osim_bucket_take(struct osim_dev *dev, struct osim_bucket *b,
 			     unsigned int bytes)
 {
-	unsigned long flags;
-	bool more;
-
 	if (!READ_ONCE(dev->link_mbps))
 		return true;
-	spin_lock_irqsave(&b->lock, flags);
 	b->tokens -= bytes;
-	more = b->tokens > 0;
-	spin_unlock_irqrestore(&b->lock, flags);
-	return more;
+	return b->tokens > 0;
 }
 
 /* ------------------------------------------------------- to the host */
@@ -631,40 +614,20 @@ static int osim_rx_ring(struct osim_dev *dev, struct sk_buff *skb, u32 *hash)
  * the frame's pages and keep CHECKSUM_PARTIAL: the copy into the host
  * buffer computes the checksum (osim_copy_frame()), one pass for both.
  */
-/**
- * osim_engine_steer() - the ring a frame from the wire goes to (RSS)
- * @dev: device
- * @skb: the frame, as the wire's xmit got it
- *
- * Called by the wire's xmit, serialized by its queue's xmit lock (which
- * makes it the only writer of dev->rss_drops). The hash stays in the
- * frame's cb until osim_rx_prepare() builds the response's ext word.
- *
- * Return: the ring, or NULL if the frame was dropped (and counted).
- */
-struct osim_ring *osim_engine_steer(struct osim_dev *dev, struct sk_buff *skb)
+static void osim_rx_prepare(struct osim_dev *dev, struct sk_buff *skb,
+			    struct sk_buff_head *segs)
 {
-	u32 hash;
+	struct sk_buff *seg, *next;
+	struct osim_tso t;
+	u64 ext = 0;
 	int ring;
+	u32 hash;
 
 	ring = osim_rx_ring(dev, skb, &hash);
 	if (ring < 0) {
 		kfree_skb(skb);
-		return NULL;
+		return;
 	}
-	osim_cb(skb)->ext = hash;
-	return &dev->rings[ring];
-}
-
-static void osim_rx_prepare(struct osim_dev *dev, struct sk_buff *skb,
-			    struct sk_buff_head *segs)
-{
-	/* The hash osim_engine_steer() left. */
-	u32 hash = osim_cb(skb)->ext;
-	struct sk_buff *seg, *next;
-	struct osim_tso t;
-	u64 ext = 0;
-
 	/* The engine computes what the stack left: the host need not check. */
 	if (skb->ip_summed == CHECKSUM_PARTIAL)
 		ext |= FIELD_PREP(OCTEP_SDP_RX_CSUM, OCTEP_SDP_RX_CSUM_OK);
@@ -672,6 +635,7 @@ static void osim_rx_prepare(struct osim_dev *dev, struct sk_buff *skb,
 	if (!READ_ONCE(dev->delay_share) && osim_tso_parse(skb, &t)) {
 		/* Segmented as it is written (osim_oq_put_tso()). */
 		osim_cb(skb)->ext = ext;
+		skb->queue_mapping = ring;
 		__skb_queue_tail(segs, skb);
 		return;
 	}
@@ -694,13 +658,35 @@ static void osim_rx_prepare(struct osim_dev *dev, struct sk_buff *skb,
 		skb_mark_not_on_list(seg);
 		/* The flow table: decrypt, verify, mark (ipsec.h). */
 		osim_cb(seg)->ext = ext | osim_ipsec_rx(dev, seg);
+		seg->queue_mapping = ring;
 		__skb_queue_tail(segs, seg);
 	}
 }
 
-/* Frames the wire steered to @ring, towards the host. Return: frames taken. */
-static int osim_rx_wire(struct osim_dev *dev, struct osim_ring *ring,
-			u64 *wait)
+/* Sort @segs by ring and put each ring's share in one go. */
+static void osim_rx_deliver(struct osim_dev *dev, struct sk_buff_head *segs)
+{
+	struct sk_buff_head per[OCTEP_SDP_MAX_RINGS], done;
+	DECLARE_BITMAP(used, OCTEP_SDP_MAX_RINGS);
+	struct sk_buff *skb;
+	unsigned int r;
+
+	bitmap_zero(used, OCTEP_SDP_MAX_RINGS);
+	__skb_queue_head_init(&done);
+	while ((skb = __skb_dequeue(segs))) {
+		r = skb->queue_mapping;
+		if (!test_and_set_bit(r, used))
+			__skb_queue_head_init(&per[r]);
+		__skb_queue_tail(&per[r], skb);
+	}
+	for_each_set_bit(r, used, OCTEP_SDP_MAX_RINGS)
+		osim_oq_put_list(dev, &dev->rings[r].oq, &per[r], &done);
+	while ((skb = __skb_dequeue(&done)))
+		consume_skb(skb);
+}
+
+/* Frames the wire sent, towards the host. Return: frames taken. */
+static int osim_rx_wire(struct osim_dev *dev, u64 *wait)
 {
 	struct sk_buff_head segs;
 	struct sk_buff *skb;
@@ -708,7 +694,7 @@ static int osim_rx_wire(struct osim_dev *dev, struct osim_ring *ring,
 	int n = 0;
 	u64 w;
 
-	if (skb_queue_empty_lockless(&ring->wire_q))
+	if (skb_queue_empty_lockless(&dev->wire_q))
 		return 0;
 	w = osim_bucket_wait(dev, &dev->bucket_rx);
 	if (w) {
@@ -716,27 +702,24 @@ static int osim_rx_wire(struct osim_dev *dev, struct osim_ring *ring,
 		return 0;
 	}
 	__skb_queue_head_init(&segs);
-	spin_lock_irqsave(&ring->wire_q.lock, flags);
-	while (n < OSIM_BATCH && (skb = __skb_dequeue(&ring->wire_q))) {
+	spin_lock_irqsave(&dev->wire_q.lock, flags);
+	while (n < OSIM_BATCH && (skb = __skb_dequeue(&dev->wire_q))) {
 		n++;
 		/* Segmenting wants irqs on: keep the unsegmented ones aside. */
 		__skb_queue_tail(&segs, skb);
 		if (!osim_bucket_take(dev, &dev->bucket_rx, skb->len))
 			break;
 	}
-	spin_unlock_irqrestore(&ring->wire_q.lock, flags);
+	spin_unlock_irqrestore(&dev->wire_q.lock, flags);
 	osim_wire_wake(dev);
 
 	if (n) {
-		struct sk_buff_head ready, done;
+		struct sk_buff_head ready;
 
 		__skb_queue_head_init(&ready);
-		__skb_queue_head_init(&done);
 		while ((skb = __skb_dequeue(&segs)))
 			osim_rx_prepare(dev, skb, &ready);
-		osim_oq_put_list(dev, &ring->oq, &ready, &done);
-		while ((skb = __skb_dequeue(&done)))
-			consume_skb(skb);
+		osim_rx_deliver(dev, &ready);
 	}
 	return n;
 }
@@ -813,29 +796,33 @@ void osim_oq_arrive_on_enable(struct osim_dev *dev, struct osim_oq *oq)
 }
 
 /* Synthetic packets asked for through debugfs inject. */
-static int osim_rx_inject(struct osim_dev *dev, struct osim_ring *ring)
+static int osim_rx_inject(struct osim_dev *dev)
 {
-	int n = min(atomic_read(&ring->oq.inject), OSIM_BATCH);
 	struct sk_buff_head list, done;
 	struct sk_buff *skb;
+	unsigned int i;
 	int total = 0;
 
-	if (n <= 0)
-		return 0;
-	/* Only this ring's engine takes from the count: no race to below 0. */
-	atomic_sub(n, &ring->oq.inject);
 	__skb_queue_head_init(&done);
-	__skb_queue_head_init(&list);
-	while (n--) {
-		skb = osim_synth(dev, ring, GFP_KERNEL);
-		if (!skb) {
-			atomic64_inc(&dev->wire_drops);
+	for (i = 0; i < dev->num_rings; i++) {
+		struct osim_ring *ring = &dev->rings[i];
+		int n = min(atomic_read(&ring->oq.inject), OSIM_BATCH);
+
+		if (n <= 0)
 			continue;
+		atomic_sub(n, &ring->oq.inject);
+		__skb_queue_head_init(&list);
+		while (n--) {
+			skb = osim_synth(dev, ring, GFP_KERNEL);
+			if (!skb) {
+				atomic64_inc(&dev->wire_drops);
+				continue;
+			}
+			__skb_queue_tail(&list, skb);
+			total++;
 		}
-		__skb_queue_tail(&list, skb);
-		total++;
+		osim_oq_put_list(dev, &ring->oq, &list, &done);
 	}
-	osim_oq_put_list(dev, &ring->oq, &list, &done);
 	__skb_queue_purge(&done);
 	return total;
 }
@@ -941,13 +928,12 @@ static __wsum osim_src_copy(const struct osim_src *src, u32 off, void *to,
  * datagram, and 100 in a burst overran a packet socket's default buffer
  * (the kernel's hw/csum.py lost them).
  *
- * The pool has a single consumer: the ring engines allocate under
- * dev->wire_pp_lock. Pages come back from any context through its ring.
+ * Only the engine thread allocates (osim_tx() is its alone): the pool's
+ * single consumer. Pages come back from any context through its ring.
  */
 static struct sk_buff *osim_wire_skb(struct osim_dev *dev, u32 len,
 				     bool linear)
 {
-	unsigned long flags;
 	struct sk_buff *skb;
 	struct page *page;
 
@@ -964,9 +950,7 @@ static struct sk_buff *osim_wire_skb(struct osim_dev *dev, u32 len,
 			GFP_ATOMIC);
 	if (!skb)
 		return NULL;
-	spin_lock_irqsave(&dev->wire_pp_lock, flags);
 	page = page_pool_dev_alloc_pages(dev->wire_pp);
-	spin_unlock_irqrestore(&dev->wire_pp_lock, flags);
 	if (!page) {
 		kfree_skb(skb);
 		return NULL;
@@ -1333,26 +1317,28 @@ static int osim_tx_ring(struct osim_dev *dev, struct osim_iq *iq,
 	return n;
 }
 
-/*
- * Frames the host sent on @ring, out of the wire. Return: instructions
- * taken.
- */
-static int osim_tx(struct osim_dev *dev, struct osim_ring *ring, u64 *wait)
+/* Frames the host sent, out of the wire. Return: instructions taken. */
+static int osim_tx(struct osim_dev *dev, u64 *wait)
 {
 	struct sk_buff_head out;
 	struct sk_buff *skb;
-	int n;
+	unsigned int i;
+	int n = 0;
 	u64 w;
 
-	if (!READ_ONCE(ring->iq.pending))
-		return 0;
-	w = osim_bucket_wait(dev, &dev->bucket_tx);
-	if (w) {
-		*wait = min(*wait, w);
-		return 0;
-	}
 	__skb_queue_head_init(&out);
-	n = osim_tx_ring(dev, &ring->iq, &out);
+	for (i = 0; i < dev->num_rings; i++) {
+		struct osim_iq *iq = &dev->rings[i].iq;
+
+		if (!READ_ONCE(iq->pending))
+			continue;
+		w = osim_bucket_wait(dev, &dev->bucket_tx);
+		if (w) {
+			*wait = min(*wait, w);
+			break;
+		}
+		n += osim_tx_ring(dev, iq, &out);
+	}
 	if (skb_queue_empty(&out))
 		return n;
 
@@ -1381,9 +1367,8 @@ static int osim_tx(struct osim_dev *dev, struct osim_ring *ring, u64 *wait)
 		 */
 		if (cb->csum_done && !esp)
 			skb->ip_summed = CHECKSUM_UNNECESSARY;
-		/* This engine's own counts: one writer each. */
-		WRITE_ONCE(ring->wire_rx_pkts, ring->wire_rx_pkts + 1);
-		WRITE_ONCE(ring->wire_rx_bytes, ring->wire_rx_bytes + skb->len);
+		dev->wire_rx_pkts++;
+		dev->wire_rx_bytes += skb->len;
 		skb->protocol = eth_type_trans(skb, dev->wire);
 		gro_cells_receive(&dev->gro, skb);
 	}
@@ -1391,19 +1376,18 @@ static int osim_tx(struct osim_dev *dev, struct osim_ring *ring, u64 *wait)
 	return n;
 }
 
-/* ------------------------------------------------------- the threads */
+/* ------------------------------------------------------- the thread */
 
 static int osim_engine_fn(void *arg)
 {
-	struct osim_ring *ring = arg;
-	struct osim_dev *dev = ring->dev;
+	struct osim_dev *dev = arg;
 
 	while (!kthread_should_stop()) {
 		u64 wait = U64_MAX;
 		s64 stall;
 		int work;
 
-		clear_bit(OSIM_F_KICK, &ring->flags);
+		clear_bit(OSIM_F_KICK, &dev->flags);
 		/* Clear the kick before looking, so a kick after is not lost. */
 		smp_mb__after_atomic();
 
@@ -1422,16 +1406,16 @@ static int osim_engine_fn(void *arg)
 
 			/* Off the bus: what the wire sends is lost. */
 			work = 0;
-			while ((skb = skb_dequeue(&ring->wire_q))) {
+			while ((skb = skb_dequeue(&dev->wire_q))) {
 				kfree_skb(skb);
 				work++;
 			}
 			atomic64_add(work, &dev->wire_drops);
 			osim_wire_wake(dev);
 		} else {
-			work = osim_rx_wire(dev, ring, &wait);
-			work += osim_tx(dev, ring, &wait);
-			work += osim_rx_inject(dev, ring);
+			work = osim_rx_wire(dev, &wait);
+			work += osim_tx(dev, &wait);
+			work += osim_rx_inject(dev);
 		}
 		if (work) {
 			cond_resched();
@@ -1439,9 +1423,8 @@ static int osim_engine_fn(void *arg)
 		}
 
 		set_current_state(TASK_INTERRUPTIBLE);
-		/* Pairs with test_and_set_bit() in osim_engine_kick_ring(). */
-		if (test_bit(OSIM_F_KICK, &ring->flags) ||
-		    kthread_should_stop()) {
+		/* Pairs with test_and_set_bit() in osim_engine_kick(). */
+		if (test_bit(OSIM_F_KICK, &dev->flags) || kthread_should_stop()) {
 			__set_current_state(TASK_RUNNING);
 			continue;
 		}
@@ -1452,39 +1435,25 @@ static int osim_engine_fn(void *arg)
 		} else {
 			schedule();
 		}
-		atomic64_inc(&dev->engine_wakeups);
+		dev->engine_wakeups++;
 	}
 	return 0;
 }
 
 /**
- * osim_engine_kick_ring() - tell a ring pair's engine there is work
- * @ring: ring pair
+ * osim_engine_kick() - tell the engine there is work
+ * @dev: device
  *
  * Any context. Wakes the thread only if no kick is pending already.
  */
-void osim_engine_kick_ring(struct osim_ring *ring)
-{
-	if (!test_and_set_bit(OSIM_F_KICK, &ring->flags))
-		wake_up_process(ring->engine);
-}
-
-/**
- * osim_engine_kick() - tell every ring's engine there is work
- * @dev: device
- *
- * Any context: for changes that are not one ring's (the device's state).
- */
 void osim_engine_kick(struct osim_dev *dev)
 {
-	unsigned int i;
-
-	for (i = 0; i < dev->num_rings; i++)
-		osim_engine_kick_ring(&dev->rings[i]);
+	if (!test_and_set_bit(OSIM_F_KICK, &dev->flags))
+		wake_up_process(dev->engine);
 }
 
 /**
- * osim_engine_set_cpu() - bind the engines to a CPU
+ * osim_engine_set_cpu() - bind the engine to a CPU
  * @dev: device
  * @cpu: CPU, or -1 for any
  *
@@ -1492,22 +1461,19 @@ void osim_engine_kick(struct osim_dev *dev)
  */
 int osim_engine_set_cpu(struct osim_dev *dev, int cpu)
 {
-	unsigned int i;
-	int err = 0;
+	int err;
 
 	if (cpu >= 0 && (cpu >= nr_cpu_ids || !cpu_online(cpu)))
 		return -EINVAL;
-	for (i = 0; i < dev->num_rings && !err; i++)
-		err = set_cpus_allowed_ptr(dev->rings[i].engine,
-					   cpu < 0 ? cpu_possible_mask :
-						     cpumask_of(cpu));
+	err = set_cpus_allowed_ptr(dev->engine,
+				   cpu < 0 ? cpu_possible_mask : cpumask_of(cpu));
 	if (!err)
 		WRITE_ONCE(dev->engine_cpu, cpu);
 	return err;
 }
 
 /**
- * osim_engine_start() - start the device's engine threads, one a ring pair
+ * osim_engine_start() - start the device's engine thread
  * @dev: device, its rings and wire ready
  *
  * Return: 0 or a negative errno.
@@ -1515,59 +1481,40 @@ int osim_engine_set_cpu(struct osim_dev *dev, int cpu)
 int osim_engine_start(struct osim_dev *dev)
 {
 	struct task_struct *t;
-	unsigned int i;
 
+	t = kthread_create(osim_engine_fn, dev, "octep_sim%u", dev->id);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	/* Kept until osim_engine_stop(): kicks may come after the thread ends. */
+	get_task_struct(t);
+	dev->engine = t;
 	dev->engine_cpu = -1;
-	for (i = 0; i < dev->num_rings; i++) {
-		struct osim_ring *ring = &dev->rings[i];
-
-		t = kthread_create(osim_engine_fn, ring, "octep_sim%u/%u",
-				   dev->id, i);
-		if (IS_ERR(t)) {
-			osim_engine_stop(dev);
-			osim_engine_release(dev);
-			return PTR_ERR(t);
-		}
-		/*
-		 * Kept until osim_engine_release(): kicks may come after the
-		 * thread ends.
-		 */
-		get_task_struct(t);
-		ring->engine = t;
-		wake_up_process(t);
-	}
+	wake_up_process(t);
 	return 0;
 }
 
 /**
- * osim_engine_stop() - stop the engine threads
+ * osim_engine_stop() - stop the engine thread
  * @dev: device
  *
  * Frames still queued from the wire are dropped by the wire's teardown.
- * The tasks are kept (a late kick wakes a dead thread, harmlessly) until
+ * The task is kept (a late kick wakes a dead thread, harmlessly) until
  * osim_engine_release().
  */
 void osim_engine_stop(struct osim_dev *dev)
 {
-	unsigned int i;
-
-	for (i = 0; i < dev->num_rings; i++)
-		if (dev->rings[i].engine)
-			kthread_stop(dev->rings[i].engine);
+	if (dev->engine)
+		kthread_stop(dev->engine);
 }
 
 /**
- * osim_engine_release() - drop the engines' tasks once nothing can kick them
+ * osim_engine_release() - drop the engine's task once nothing can kick it
  * @dev: device; its wire and debugfs are gone
  */
 void osim_engine_release(struct osim_dev *dev)
 {
-	unsigned int i;
-
-	for (i = 0; i < dev->num_rings; i++) {
-		if (!dev->rings[i].engine)
-			continue;
-		put_task_struct(dev->rings[i].engine);
-		dev->rings[i].engine = NULL;
-	}
+	if (!dev->engine)
+		return;
+	put_task_struct(dev->engine);
+	dev->engine = NULL;
 }

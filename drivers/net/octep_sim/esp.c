@@ -39,7 +39,6 @@
 #include <net/esp.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
-#include <asm/simd.h>
 
 #include "octep_sim.h"
 #include "ipsec.h"
@@ -139,11 +138,8 @@ static int osim_esp_crypt(struct osim_flow *f, const struct ip_esp_hdr *esph,
 			  u32 seq_hi, const u8 *iv, u8 *data,
 			  unsigned int len, bool enc)
 {
-	/* The vector unit's cipher where usable (struct osim_flow). */
-	struct crypto_aead *aead = f->aead_simd && may_use_simd() ?
-				   f->aead_simd : f->aead;
 	unsigned int reqsize = ALIGN(sizeof(struct aead_request) +
-				     crypto_aead_reqsize(aead), 8);
+				     crypto_aead_reqsize(f->aead), 8);
 	struct scatterlist sg[2];
 	struct aead_request *req;
 	unsigned int alen = 0;
@@ -174,7 +170,7 @@ static int osim_esp_crypt(struct osim_flow *f, const struct ip_esp_hdr *esph,
 	sg_init_table(sg, 2);
 	sg_set_buf(&sg[0], aad, alen + OSIM_IV_LEN);
 	sg_set_buf(&sg[1], data, enc ? len + OSIM_ICV_LEN : len);
-	aead_request_set_tfm(req, aead);
+	aead_request_set_tfm(req, f->aead);
 	aead_request_set_callback(req, 0, NULL, NULL);
 	aead_request_set_ad(req, alen + OSIM_IV_LEN);
 	aead_request_set_crypt(req, sg, sg, len, ivb);

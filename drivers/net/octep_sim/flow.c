@@ -141,18 +141,8 @@ static void osim_flow_free(struct osim_flow *f)
 {
 	if (!IS_ERR_OR_NULL(f->aead))
 		crypto_free_aead(f->aead);
-	if (f->aead_simd)
-		crypto_free_aead(f->aead_simd);
 	bitmap_free(f->bitmap);
 	kfree_sensitive(f);
-}
-
-/* The key (with the salt after it) and the ICV's length. */
-static int osim_flow_setkey(struct crypto_aead *aead, const u8 *key,
-			    unsigned int len)
-{
-	return crypto_aead_setkey(aead, key, len) ?:
-	       crypto_aead_setauthsize(aead, OSIM_ICV_LEN);
 }
 
 /*
@@ -324,28 +314,12 @@ static int osim_flow_add(struct osim_ipsec *ips,
 		status = -EOPNOTSUPP;
 		goto err_free;
 	}
-	/*
-	 * And the same cipher on the vector unit where the CPU has one: the
-	 * kernel offers AES-NI's GCM only behind an asynchronous wrapper,
-	 * whose inner, synchronous algorithm runs whenever the FPU is usable,
-	 * as it is in the engine's threads. The generic template costs
-	 * several times the instructions (Documentation/.../octep_sim.rst):
-	 * a tunnel through the model then measures the model. Optional.
-	 */
-	f->aead_simd = crypto_alloc_aead("__rfc4106(gcm(aes))",
-					 CRYPTO_ALG_INTERNAL,
-					 CRYPTO_ALG_INTERNAL | CRYPTO_ALG_ASYNC);
-	if (IS_ERR(f->aead_simd))
-		f->aead_simd = NULL;
 	memcpy(key, r->key, r->key_len);
 	memcpy(key + r->key_len, r->salt, 4);
-	err = osim_flow_setkey(f->aead, key, r->key_len + 4);
-	if (!err && f->aead_simd &&
-	    osim_flow_setkey(f->aead_simd, key, r->key_len + 4)) {
-		crypto_free_aead(f->aead_simd);
-		f->aead_simd = NULL;
-	}
+	err = crypto_aead_setkey(f->aead, key, r->key_len + 4);
 	memzero_explicit(key, sizeof(key));
+	if (!err)
+		err = crypto_aead_setauthsize(f->aead, OSIM_ICV_LEN);
 	if (err) {
 		status = -EINVAL;
 		goto err_free;

@@ -60,8 +60,6 @@ struct crypto_aead;
  * @saddr: outer source address
  * @daddr: outer destination address
  * @aead: rfc4106(gcm(aes)), synchronous (the engine calls in any context)
- * @aead_simd: the same cipher on the CPU's vector unit (AES-NI), or NULL;
- *	only where the FPU is usable (osim_esp_crypt())
  * @lock: @seq, @bitmap, @ip_id and the counters
  * @seq: outbound: the last sequence number sent; inbound: the highest
  *	sequence number accepted
@@ -100,7 +98,6 @@ struct osim_flow {
 	u8 saddr[16];
 	u8 daddr[16];
 	struct crypto_aead *aead;
-	struct crypto_aead *aead_simd;
 	spinlock_t lock;	/* see above */
 	u64 seq;
 	u32 window;

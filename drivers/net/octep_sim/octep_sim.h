@@ -243,12 +243,6 @@ struct osim_iq {
  * @idx: ring number (also its hwirq)
  * @oq: output ring
  * @iq: input ring
- * @engine: the ring pair's engine thread: its share of the block's work,
- *	both ways, in parallel with the other rings' as the block's engines
- * @flags: OSIM_F_KICK: the engine has work to look at
- * @wire_q: frames the wire sent that RSS steered to this ring, for @engine
- * @wire_rx_pkts: frames this ring's engine gave the wire (from the host)
- * @wire_rx_bytes: their bytes
  * @lose_irq: fault: interrupts still to lose
  * @irq_lost: interrupts lost to the fault
  * @irq_fired: interrupts sent to Linux
@@ -259,11 +253,6 @@ struct osim_ring {
 	unsigned int idx;
 	struct osim_oq oq;
 	struct osim_iq iq;
-	struct task_struct *engine;
-	unsigned long flags;
-	struct sk_buff_head wire_q;
-	u64 wire_rx_pkts;
-	u64 wire_rx_bytes;
 	atomic_t lose_irq;
 	atomic64_t irq_lost;
 	atomic64_t irq_fired;
@@ -297,10 +286,8 @@ struct osim_hwirq {
  * struct osim_bucket - a token bucket for one direction of the link
  * @tokens: bytes that may still pass (negative: owed)
  * @last: when @tokens was last refilled
- * @lock: guards both
  */
 struct osim_bucket {
-	spinlock_t lock;	/* the rings' engines share the link */
 	s64 tokens;
 	ktime_t last;
 };
@@ -340,7 +327,7 @@ struct osim_sdp {
 };
 
 /* dev->flags bits */
-#define OSIM_F_KICK		0	/* osim_ring: the engine has work */
+#define OSIM_F_KICK		0	/* the engine has work to look at */
 #define OSIM_F_DYING		1	/* no more interrupts, no more work */
 /*
  * Fault: the block fell off the bus (a surprise removal, a link down): the
@@ -407,12 +394,14 @@ struct osim_hostile {
  * @asdp: the auxiliary device, octep_sim.sdp.<ID>
  * @aux_added: @asdp was added to the auxiliary bus
  * @wire: the wire netdev, octw<ID>
+ * @wire_q: frames the wire sent, for the engine
  * @wire_pp: the page pool of the frames the wire receives (the peer's
  *	receive buffers)
- * @wire_pp_lock: the pool's one consumer is whichever ring's engine holds it
  * @gro: the wire's receive path (GRO) for frames from the host
  * @wire_tx_pkts: frames the wire sent (host direction)
  * @wire_tx_bytes: their bytes
+ * @wire_rx_pkts: frames the wire received (from the host)
+ * @wire_rx_bytes: their bytes
  * @wire_drops: frames dropped by the model outside any ring (bad checksum
  *	request, segmentation or allocation failure, device going away)
  * @bad_regs: register accesses at offsets that name nothing
@@ -421,13 +410,14 @@ struct osim_hostile {
  * @rss_key: RSS_KEY registers as written
  * @rss_indir: RSS_INDIR registers as written
  * @rss_drops: frames whose indirection entry named a ring not enabled
- *	(the wire's xmit only, where frames are steered)
+ *	(engine only)
  * @domain: irq domain
  * @fwnode: its fwnode
  * @hwirqs: interrupt lines
+ * @engine: the engine's kthread
  * @flags: OSIM_F_*
- * @engine_cpu: the engines' CPU, -1 for any
- * @engine_wakeups: times an engine woke up to look for work
+ * @engine_cpu: the engine's CPU, -1 for any
+ * @engine_wakeups: times the engine woke up to look for work
  * @stall_until: fault: the engine does nothing until then
  * @stalls: stall faults injected
  * @link_mbps: link rate in Mbit/s each way, 0 = unlimited
@@ -455,11 +445,13 @@ struct osim_dev {
 	bool aux_added;
 
 	struct net_device *wire;
+	struct sk_buff_head wire_q;
 	struct gro_cells gro;
 	struct page_pool *wire_pp;
-	spinlock_t wire_pp_lock;	/* see above */
 	u64 wire_tx_pkts;
 	u64 wire_tx_bytes;
+	u64 wire_rx_pkts;
+	u64 wire_rx_bytes;
 	atomic64_t wire_drops;
 	atomic64_t bad_regs;
 	/*
@@ -477,9 +469,10 @@ struct osim_dev {
 	struct fwnode_handle *fwnode;
 	struct osim_hwirq hwirqs[OSIM_NR_HWIRQ];
 
+	struct task_struct *engine;
 	unsigned long flags;
 	int engine_cpu;
-	atomic64_t engine_wakeups;
+	u64 engine_wakeups;
 	ktime_t stall_until;
 	u64 stalls;
 	u32 link_mbps;
@@ -533,8 +526,6 @@ int osim_engine_start(struct osim_dev *dev);
 void osim_engine_stop(struct osim_dev *dev);
 void osim_engine_release(struct osim_dev *dev);
 void osim_engine_kick(struct osim_dev *dev);
-void osim_engine_kick_ring(struct osim_ring *ring);
-struct osim_ring *osim_engine_steer(struct osim_dev *dev, struct sk_buff *skb);
 int osim_engine_set_cpu(struct osim_dev *dev, int cpu);
 void osim_oq_init(struct osim_oq *oq);
 void osim_oq_flush_deferred(struct osim_oq *oq, bool write);

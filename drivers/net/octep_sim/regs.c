@@ -192,7 +192,7 @@ static void osim_iq_write(struct osim_dev *dev, struct osim_iq *iq, u32 reg,
 	}
 	spin_unlock_irqrestore(&iq->lock, flags);
 	if (kick)
-		osim_engine_kick_ring(container_of(iq, struct osim_ring, iq));
+		osim_engine_kick(dev);
 }
 
 static u64 osim_oq_read(struct osim_oq *oq, u32 reg)

@@ -24,22 +24,9 @@ static struct osim_dev *osim_wire_dev(struct net_device *ndev)
 	return ((struct osim_wire_priv *)netdev_priv(ndev))->dev;
 }
 
-/* Every ring's queue from the wire is at most half full. */
-static bool osim_wire_room(struct osim_dev *dev)
-{
-	unsigned int i;
-
-	for (i = 0; i < dev->num_rings; i++)
-		if (skb_queue_len_lockless(&dev->rings[i].wire_q) >=
-		    OSIM_WIRE_QLEN / 2)
-			return false;
-	return true;
-}
-
 static netdev_tx_t osim_wire_xmit(struct sk_buff *skb, struct net_device *ndev)
 {
 	struct osim_dev *dev = osim_wire_dev(ndev);
-	struct osim_ring *ring;
 
 	if (unlikely(test_bit(OSIM_F_DYING, &dev->flags))) {
 		atomic64_inc(&dev->wire_drops);
@@ -49,39 +36,31 @@ static netdev_tx_t osim_wire_xmit(struct sk_buff *skb, struct net_device *ndev)
 	/* Serialized by the queue's xmit lock (one queue, no LLTX). */
 	dev->wire_tx_pkts++;
 	dev->wire_tx_bytes += skb->len;
-	/* RSS as the frame arrives: its ring's engine takes it from there. */
-	ring = osim_engine_steer(dev, skb);
-	if (!ring)
-		return NETDEV_TX_OK;
-	skb_queue_tail(&ring->wire_q, skb);
-	if (skb_queue_len_lockless(&ring->wire_q) >= OSIM_WIRE_QLEN) {
+	skb_queue_tail(&dev->wire_q, skb);
+	if (skb_queue_len_lockless(&dev->wire_q) >= OSIM_WIRE_QLEN) {
 		netif_stop_queue(ndev);
 		/*
 		 * Pairs with osim_wire_wake(): either it sees the queue
-		 * stopped, or we see the engines' dequeues and wake it here.
+		 * stopped, or we see the engine's dequeue and wake it here.
 		 */
 		smp_mb__after_atomic();
-		if (osim_wire_room(dev))
+		if (skb_queue_len_lockless(&dev->wire_q) < OSIM_WIRE_QLEN)
 			netif_wake_queue(ndev);
 	}
-	osim_engine_kick_ring(ring);
+	osim_engine_kick(dev);
 	return NETDEV_TX_OK;
 }
 
 /**
- * osim_wire_wake() - restart the wire's queue once an engine took frames
+ * osim_wire_wake() - restart the wire's queue once the engine took frames
  * @dev: device
- *
- * The wire is one queue for all rings: it restarts once every ring's queue
- * is down to half, so a flow steered to a slow ring cannot grow its queue
- * past the limit while the others drain. Each engine calls this after each
- * batch it takes, so the last ring to drain wakes it.
  */
 void osim_wire_wake(struct osim_dev *dev)
 {
 	/* Pairs with the barrier in osim_wire_xmit(). */
 	smp_mb();
-	if (netif_queue_stopped(dev->wire) && osim_wire_room(dev))
+	if (netif_queue_stopped(dev->wire) &&
+	    skb_queue_len_lockless(&dev->wire_q) < OSIM_WIRE_QLEN / 2)
 		netif_wake_queue(dev->wire);
 }
 
@@ -103,18 +82,12 @@ static void osim_wire_stats(struct net_device *ndev,
 			    struct rtnl_link_stats64 *s)
 {
 	struct osim_dev *dev = osim_wire_dev(ndev);
-	unsigned int i;
 
-	/*
-	 * Single writers (the xmit lock; each ring's engine its own
-	 * counts); 64-bit reads do not tear.
-	 */
+	/* Single writers (xmit lock, engine); 64-bit reads do not tear. */
 	s->tx_packets = READ_ONCE(dev->wire_tx_pkts);
 	s->tx_bytes = READ_ONCE(dev->wire_tx_bytes);
-	for (i = 0; i < dev->num_rings; i++) {
-		s->rx_packets += READ_ONCE(dev->rings[i].wire_rx_pkts);
-		s->rx_bytes += READ_ONCE(dev->rings[i].wire_rx_bytes);
-	}
+	s->rx_packets = READ_ONCE(dev->wire_rx_pkts);
+	s->rx_bytes = READ_ONCE(dev->wire_rx_bytes);
 	s->tx_dropped = atomic64_read(&dev->wire_drops);
 }
 
@@ -156,6 +129,7 @@ int osim_wire_create(struct osim_dev *dev)
 	struct net_device *ndev;
 	int err;
 
+	skb_queue_head_init(&dev->wire_q);
 	/* Not DMA-mapped: the model writes the pages with the CPU. */
 	dev->wire_pp = page_pool_create(&pp);
 	if (IS_ERR(dev->wire_pp)) {
@@ -200,13 +174,10 @@ err_pool:
  */
 void osim_wire_destroy(struct osim_dev *dev)
 {
-	unsigned int i;
-
 	if (!dev->wire)
 		return;
 	unregister_netdev(dev->wire);
-	for (i = 0; i < dev->num_rings; i++)
-		skb_queue_purge(&dev->rings[i].wire_q);
+	skb_queue_purge(&dev->wire_q);
 	free_netdev(dev->wire);
 	dev->wire = NULL;
 	/* Pages still in the peer's sockets come back to it later. */
