@@ -325,6 +325,7 @@ static bool vfu_cnts_reg(u64 off)
  */
 static void vfu_ring_log(struct vfu_dev *d, u64 off, u64 val)
 {
+	static const char *const onoff[] = { "off", "on" };
 	u64 r = off % OCTEP_SDP_RING_OFFSET;
 	bool out = r == OCTEP_SDP_R_OUT_ENABLE_START;
 
@@ -334,7 +335,7 @@ static void vfu_ring_log(struct vfu_dev *d, u64 off, u64 val)
 		return;
 	fprintf(stderr, "octep-vfu: ring %u %s %s\n",
 		(unsigned int)(off / OCTEP_SDP_RING_OFFSET), out ? "out" : "in",
-		val & OCTEP_SDP_RING_ENABLE ? "on" : "off");
+		onoff[!!(val & OCTEP_SDP_RING_ENABLE)]);
 }
 
 static bool vfu_ro_reg(u64 off)
