@@ -502,9 +502,8 @@ static void octep_pci_err_resume(struct pci_dev *pdev)
 /*
  * A function-level reset (sysfs reset, a VMM's): the block forgets every
  * ring register under us. The rings go as for a sleep and are programmed
- * again once the PCI core has restored config space. Found on octep-vfu
- * (pci_reset.sh): without these, a running interface kept rings the block
- * no longer had.
+ * again once the PCI core has restored config space, rather than waiting
+ * a watchdog period for the dead-ring check to notice and reset them.
  */
 static void octep_pci_reset_prepare(struct pci_dev *pdev)
 {
