@@ -15,8 +15,10 @@
 #
 # 6.12's copies need two things their tree does not give: the csum binary
 # (built here from net/lib/csum.c into an overlay over that read-only
-# directory, behind a wrapper that widens its receive window) and cfg.remote_ifname, which hw/csum.py reads and 6.12's
-# NetDrvEpEnv does not set (a shim sets it to the peer's end of the wire).
+# directory, behind a wrapper that widens its receive window) and
+# cfg.remote_ifname, which hw/csum.py reads and 6.12's NetDrvEpEnv does
+# not set (a shim sets it to the peer's end of the wire, and gives
+# wait_port_listen() 60 s where it had 5).
 # hw/pp_alloc_fail.py is not run: its fail_function injection of
 # page_pool_alloc_pages trips a lockdep report in 6.12 itself, it wants
 # 15,000 received packets a second and ethtool --json -g. The driver's own
@@ -42,14 +44,33 @@ mkdir -p "$LIB_TMPDIR/up" "$LIB_TMPDIR/work"
 if mount -t overlay overlay -o "lowerdir=$KSFT/net/lib,upperdir=$LIB_TMPDIR/up,workdir=$LIB_TMPDIR/work" \
 	"$KSFT/net/lib" 2>"$LIB_TMPDIR/mount.err"; then
 	on_exit "umount $KSFT/net/lib"
-	gcc -O2 -I "$KSFT" -o "$KSFT/net/lib/csum.bin" "$KSFT/net/lib/csum.c" \
-		>"$LIB_TMPDIR/csum.err" 2>&1
 	# The receiver counts for a fixed window from its own start (1 s
 	# for hw/csum.py's transmit cases, 2 s by default) while Python
-	# starts the sender: under an emulated CPU beside another guest
-	# that start alone can take the window. A window of at least 5 s;
-	# what the receiver must see (every packet, every checksum) is
-	# unchanged.
+	# polls for its socket, then starts the sender: on an emulated CPU
+	# under a loaded host, that alone took over 5 s. So the window is
+	# at least 20 s, and a copy of csum.c ends it early once every
+	# packet was seen: at the packet socket, and at the UDP socket too
+	# when the checksums are good; when they are bad, after a last
+	# look at the UDP socket half a second later, where one must not
+	# have arrived. What the receiver must see is unchanged. Were the
+	# copy not to patch (another csum.c), it runs unpatched: 20 s a
+	# case.
+	sed -e '/^static void do_rx(int fdp, int fdr)$/i\
+static int rx_done(unsigned long pkts, unsigned long udps)\
+{\
+	if (pkts < cfg_num_pkt)\
+		return 0;\
+	return cfg_proto != IPPROTO_UDP || cfg_bad_csum || udps;\
+}\
+' -e 's/^\t} while (tleft > 0);$/\t} while (tleft > 0 \&\& !rx_done(count_pkt, count_udp));\
+\tif (cfg_proto == IPPROTO_UDP \&\& cfg_bad_csum) {\
+\t\tusleep(500000);\
+\t\tcount_udp += recv_udp(fdr);\
+\t}/' "$KSFT/net/lib/csum.c" >"$LIB_TMPDIR/csum.c"
+	[ "$(grep -c rx_done "$LIB_TMPDIR/csum.c")" -eq 2 ] ||
+		cp "$KSFT/net/lib/csum.c" "$LIB_TMPDIR/csum.c"
+	gcc -O2 -I "$KSFT" -o "$KSFT/net/lib/csum.bin" "$LIB_TMPDIR/csum.c" \
+		>"$LIB_TMPDIR/csum.err" 2>&1
 	cat >"$KSFT/net/lib/csum" <<'SH'
 #!/bin/bash
 args=()
@@ -63,7 +84,7 @@ while [ $# -gt 0 ]; do
 	args+=("$1")
 	shift
 done
-[ "$win" -ge 5 ] 2>/dev/null || win=5
+[ "$win" -ge 20 ] 2>/dev/null || win=20
 exec "$(dirname "$0")/csum.bin" -L "$win" "${args[@]}"
 SH
 	chmod +x "$KSFT/net/lib/csum"
@@ -87,6 +108,18 @@ def init(self, *args, **kwargs):
 
 
 ksft_lib.NetDrvEpEnv.__init__ = init
+
+# Its 5 s for a receiver's socket to show up, in which an emulated CPU on
+# a loaded host was seen to fall short: 60 s.
+wait_port_listen = ksft_lib.wait_port_listen
+
+
+def wait_port_listen_long(*args, **kwargs):
+    kwargs["deadline"] = max(kwargs.get("deadline", 5), 60)
+    return wait_port_listen(*args, **kwargs)
+
+
+ksft_lib.wait_port_listen = wait_port_listen_long
 runpy.run_path(script, run_name="__main__")
 PY
 
