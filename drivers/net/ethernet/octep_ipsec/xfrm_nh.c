@@ -66,12 +66,29 @@ static void octep_ipsec_nh_resolve(struct octep_ipsec *ips,
 	neigh_release(n);
 }
 
-/* The route generation of @family in @net: any route change moves it. */
+/*
+ * The route generation of @family in @net: any route change moves it.
+ *
+ * IPv4 bumps rt_genid on every FIB change (rt_cache_flush()). IPv6 in
+ * 6.12 has no one counter for that: rt_genid_ipv6() is the netns's
+ * fib6_sernum, which every route add or replace moves (fib6_add()), and
+ * address or rule changes (fib6_flush_trees()), but not a delete:
+ * fib6_del() unlinks the route, and a cached dst learns of it through
+ * its cookie, the route's node being gone. Holding a dst per entry for
+ * its cookie would tie its lifetime to ours; a delete does count in the
+ * netns's rt6_stats (fib_discarded_routes, fib6_del_route() being every
+ * delete's path), so the two together move on any change. Both only
+ * grow (the sernum wraps at INT_MAX to 1): their sum changes when either
+ * does. A plain read of a counter written under the table's lock: an
+ * old value costs one more transmit before the lookup, no more.
+ */
 static int octep_ipsec_nh_genid(const struct net *net, u16 family)
 {
 #if IS_ENABLED(CONFIG_IPV6)
+	/* An IPv6 state lives in a netns with IPv6 up: rt6_stats is set. */
 	if (family == AF_INET6)
-		return rt_genid_ipv6(net);
+		return rt_genid_ipv6(net) +
+		       READ_ONCE(net->ipv6.rt6_stats->fib_discarded_routes);
 #endif
 	return rt_genid_ipv4(net);
 }
