@@ -202,7 +202,7 @@ enum octep_wd_find {
 
 /**
  * struct octep_rx_stats - counters of one output ring
- * @packets: frames handed to the stack
+ * @packets: frames handed to the stack, or taken by the XDP program
  * @bytes: their bytes
  * @drops: frames dropped (bad length or status, no skb)
  * @alloc_fail: receive buffers that could not be allocated

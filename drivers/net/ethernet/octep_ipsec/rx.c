@@ -351,8 +351,15 @@ static u32 octep_oq_pass(struct octep_oq *oq, u32 left,
 		 * the program writes in the headroom changes nothing of it.
 		 */
 		if (prog && octep_rx_xdp(oq, prog, page, &off, &flen,
-					 pi) != XDP_PASS)
+					 pi) != XDP_PASS) {
+			/*
+			 * Received all the same: XDP is the stack's first
+			 * layer, and qstats' rx-packets counts what it took.
+			 */
+			pi->packets++;
+			pi->bytes += len;
 			continue;
+		}
 		if (flen <= copybreak)
 			skb = octep_rx_copy(oq, napi, page, off, flen, pi);
 		else

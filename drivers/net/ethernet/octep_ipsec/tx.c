@@ -449,7 +449,10 @@ static bool octep_xdp_queue(struct octep_qvec *qv, struct netdev_queue *txq,
 	in->flags = cpu_to_le64(FIELD_PREP(OCTEP_SDP_TX_LEN, xdpf->len));
 	in->csum = 0;
 	memset(in->rsvd, 0, sizeof(in->rsvd));
+	/* A frame on the wire like the stack's, for tx_packets and qstats. */
 	u64_stats_update_begin(&iq->stats.syncp);
+	iq->stats.packets++;
+	iq->stats.bytes += xdpf->len;
 	iq->stats.xdp_xmit++;
 	u64_stats_update_end(&iq->stats.syncp);
 	/* The slot is filled before the poll can see it in flight. */
