@@ -3,7 +3,8 @@
 #
 # Native XDP (ip link set ... xdpdrv): XDP_DROP drops what it is told to
 # and counts each frame on its ring, XDP_PASS keeps TCP and ping working,
-# XDP_TX sends a frame back out of the ring pair it came in on, and
+# XDP_TX sends a frame back out of the ring pair it came in on (counted
+# received and sent in ip -s link), and
 # XDP_REDIRECT hands frames to another of our devices (ndo_xdp_xmit). With
 # a program attached -L and -G rebuild the rings laid out for it, an MTU
 # one buffer cannot hold is refused (and a program while the MTU is too
@@ -82,7 +83,7 @@ if ! { build pass -DMODE=2 -DPORT=0 -DIFINDEX=0 &&
 	ktap_skip_all "clang cannot build a BPF program here"
 fi
 
-ktap_plan 36
+ktap_plan 37
 
 check "modules load" octep_load || ktap_finish
 check "device 0 with 2 rings" octep_new 0 2 || ktap_finish
@@ -191,6 +192,21 @@ ipsec_flush
 # XDP_TX: the frames go back out of the ring pair they came in on.
 check "XDP_TX program replaces it" attach tx
 bounced "XDP_TX: $N datagrams bounced back to the peer"
+
+# What XDP took was received and what XDP_TX sent was sent (qstats'
+# rx-packets: XDP is the stack's first layer): ip -s link's counters grow
+# by the bounced frames, besides the odd ARP.
+ifstat()
+{
+	cat "/sys/class/net/$HOST_IF/statistics/$1"
+}
+rx0=$(ifstat rx_packets) tx0=$(ifstat tx_packets)
+got=$(bounce)
+rx=$(($(ifstat rx_packets) - rx0)) tx=$(($(ifstat tx_packets) - tx0))
+ok=0
+[ "$got" = "$N" ] && [ "$rx" -ge "$N" ] && [ "$tx" -ge "$N" ] && ok=1
+ktap_expect "XDP_TX: rx_packets and tx_packets count the $N bounced frames" \
+	"$got back, rx_packets +$rx, tx_packets +$tx" [ "$ok" = 1 ]
 check "XDP_TX: other traffic passes (ping)" \
 	in_peer ping -c 3 -i 0.2 -W 5 "$HOST_IP4"
 
