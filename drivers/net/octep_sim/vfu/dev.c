@@ -5,9 +5,11 @@
  * hold what the host wrote, with the block's counting rule on the CNTS
  * registers, and the mailbox answers GET_INFO with no feature bits (the
  * flow table refused) and anything else with EINVAL, so that the driver's
- * PCI probe runs to its end. The rings do not move packets yet; the rules
- * are to come from octep_sim's source (see the .rst).
+ * PCI probe runs to its end. The rings do not move packets yet (the rules
+ * are to come from octep_sim's source, see the .rst), but the receive
+ * buffers the host credits are checked through its DMA maps.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +19,6 @@
 #include <linux/bits.h>
 #include <linux/pci_regs.h>
 
-#include "../../ethernet/octep_ipsec/octep_sdp.h"
 #include "vfu.h"
 
 #define VFU_MBOX_Q		OCTEP_SDP_MBOX_Q_WORDS
@@ -78,6 +79,7 @@ static void vfu_cfg_init(struct vfu_dev *d)
 void vfu_dev_reset(struct vfu_dev *d)
 {
 	memset(d->regs, 0, VFU_BAR0_SIZE);
+	memset(d->oq, 0, sizeof(d->oq));
 	vfu_wr(d, OCTEP_SDP_MBOX_SIG, OCTEP_SDP_MBOX_SIG_VAL);
 	vfu_wr(d, OCTEP_SDP_MBOX_VERSION, OCTEP_SDP_MBOX_VERSION_VAL);
 	vfu_wr(d, OCTEP_SDP_MBOX_H2C_SIZE, VFU_MBOX_Q);
@@ -338,6 +340,45 @@ static void vfu_ring_log(struct vfu_dev *d, u64 off, u64 val)
 		onoff[!!(val & OCTEP_SDP_RING_ENABLE)]);
 }
 
+/*
+ * The host credited @n buffers to output ring @r (R_OUT_SLIST_DBELL): the
+ * block reads each one's descriptor and checks that it may write the
+ * buffer, all through the client's maps, so that a descriptor or buffer
+ * the driver did not map for the block is a DMA fault when it is
+ * credited, not when a packet comes. The first credits after an enable
+ * are logged: the PCI tests' record that DMA went through.
+ */
+static void vfu_oq_credit(struct vfu_dev *d, unsigned int r, u64 n)
+{
+	u64 base = vfu_rd(d, OCTEP_SDP_R_OUT_SLIST_BADDR(r));
+	u32 size = vfu_rd(d, OCTEP_SDP_R_OUT_SLIST_RSIZE(r));
+	u32 bufsize = vfu_rd(d, OCTEP_SDP_R_OUT_CONTROL(r)) &
+		      OCTEP_SDP_OUT_CTL_BUFSIZE;
+	struct vfu_oq *oq = &d->oq[r];
+	unsigned int faults = d->dma_faults;
+	u64 i;
+
+	if (!size || n > size)
+		return;
+	for (i = 0; i < n; i++) {
+		u32 k = (oq->fill + i) % size;
+		struct octep_sdp_oq_desc desc;
+		char what[48];
+
+		snprintf(what, sizeof(what), "ring %u out descriptor %u", r, k);
+		if (vfu_dma_read(d, base + k * sizeof(desc), &desc, sizeof(desc),
+				 what))
+			continue;
+		snprintf(what, sizeof(what), "ring %u out buffer %u", r, k);
+		vfu_dma_check(d, le64toh(desc.buffer_ptr), bufsize, true, what);
+	}
+	oq->fill = (oq->fill + n) % size;
+	if (!oq->seen)
+		fprintf(stderr, "octep-vfu: ring %u out: %llu buffers credited, %u DMA faults\n",
+			r, (unsigned long long)n, (unsigned int)(d->dma_faults - faults));
+	oq->seen = true;
+}
+
 static bool vfu_ro_reg(u64 off)
 {
 	switch (off) {
@@ -392,6 +433,18 @@ int vfu_bar0_write(struct vfu_dev *d, u64 off, const void *buf, u32 count)
 		return 0;
 	}
 	vfu_ring_log(d, off, val);
+	if (off < OCTEP_SDP_MAX_RINGS * OCTEP_SDP_RING_OFFSET) {
+		unsigned int r = off / OCTEP_SDP_RING_OFFSET;
+		u64 reg = off % OCTEP_SDP_RING_OFFSET;
+
+		/* An enable starts the ring at its first descriptor. */
+		if (reg == OCTEP_SDP_R_OUT_ENABLE_START &&
+		    (val & ~vfu_rd(d, off) & OCTEP_SDP_RING_ENABLE))
+			d->oq[r] = (struct vfu_oq){ 0 };
+		if (reg == OCTEP_SDP_R_OUT_SLIST_DBELL_START &&
+		    (vfu_rd(d, OCTEP_SDP_R_OUT_ENABLE(r)) & OCTEP_SDP_RING_ENABLE))
+			vfu_oq_credit(d, r, val);
+	}
 	vfu_wr(d, off, val);
 	if (off == OCTEP_SDP_MBOX_H2C_PROD)
 		vfu_mbox_kick(d);

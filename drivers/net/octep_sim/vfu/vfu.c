@@ -14,11 +14,16 @@
  *
  * Guest memory comes as file descriptors with VFIO_USER_DMA_MAP (QEMU's
  * memory-backend-memfd,share=on) and is mapped here; interrupts are the
- * client's eventfds (VFIO_USER_DEVICE_SET_IRQS).
+ * client's eventfds (VFIO_USER_DEVICE_SET_IRQS). Behind a vIOMMU
+ * (intel-iommu,caching-mode=on) the maps are the guest's IOMMU page
+ * tables, page by page, so the block's DMA reaches only what the driver
+ * mapped: any other address is a fault, logged ("DMA fault") and counted,
+ * as the IOMMU of a gateway would.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +36,8 @@
 
 #include "vfu.h"
 
-#define VFU_MAX_MAPS		64
+/* Page by page behind a vIOMMU: every buffer the driver maps is one. */
+#define VFU_MAX_MAPS		65536
 
 /* What the client said it can take (VFIO_USER_VERSION). */
 static const char vfu_caps[] =
@@ -41,13 +47,16 @@ struct vfu_map {
 	u64 addr;
 	u64 size;
 	void *va;	/* NULL: no fd came with it, not reachable */
+	int prot;
 };
 
 struct vfu_srv {
 	int fd;
 	struct vfu_dev dev;
-	struct vfu_map maps[VFU_MAX_MAPS];
+	struct vfu_map *maps;
 	unsigned int nmaps;
+	unsigned int maps_cap;
+	unsigned int last;	/* the map the last DMA hit */
 	int fds[VFU_MAX_FDS];
 	unsigned int nfds;
 	u8 *msg;	/* the message being served, header first */
@@ -205,15 +214,25 @@ static void vfu_dma_map(struct vfu_srv *s)
 			return vfu_reply(s, 0, EEXIST);
 	if (s->nmaps == VFU_MAX_MAPS)
 		return vfu_reply(s, 0, ENOSPC);
+	if (s->nmaps == s->maps_cap) {
+		unsigned int cap = s->maps_cap ? 2 * s->maps_cap : 64;
+		struct vfu_map *n = realloc(s->maps, cap * sizeof(*n));
+
+		if (!n)
+			return vfu_reply(s, 0, ENOMEM);
+		s->maps = n;
+		s->maps_cap = cap;
+	}
 	e = &s->maps[s->nmaps];
 	e->addr = m->addr;
 	e->size = m->size;
 	e->va = NULL;
+	if (m->flags & VFIO_DMA_MAP_FLAG_READ)
+		prot |= PROT_READ;
+	if (m->flags & VFIO_DMA_MAP_FLAG_WRITE)
+		prot |= PROT_WRITE;
+	e->prot = prot;
 	if (s->nfds) {
-		if (m->flags & VFIO_DMA_MAP_FLAG_READ)
-			prot |= PROT_READ;
-		if (m->flags & VFIO_DMA_MAP_FLAG_WRITE)
-			prot |= PROT_WRITE;
 		e->va = mmap(NULL, m->size, prot, MAP_SHARED, s->fds[0],
 			     m->offset);
 		if (e->va == MAP_FAILED) {
@@ -236,21 +255,134 @@ static void vfu_unmap_one(struct vfu_srv *s, unsigned int i)
 	s->maps[i] = s->maps[--s->nmaps];
 }
 
+/*
+ * Every map inside the range goes (behind a vIOMMU one invalidation may
+ * cover many pages, or the whole space); one that straddles its edge is
+ * refused, as VFIO's type1 refuses to split a map.
+ */
 static void vfu_dma_unmap(struct vfu_srv *s)
 {
 	struct vfu_dma_unmap *m = vfu_body(s);
+	bool all;
+	u64 end;
 	unsigned int i;
 
 	if (vfu_len(s) < sizeof(*m))
 		return vfu_reply(s, 0, EINVAL);
-	for (i = 0; i < s->nmaps; i++) {
-		if (s->maps[i].addr != m->addr || s->maps[i].size != m->size)
-			continue;
-		vfu_unmap_one(s, i);
-		memcpy(vfu_rbody(s), m, sizeof(*m));
-		return vfu_reply(s, sizeof(*m), 0);
+	all = m->flags & VFIO_DMA_UNMAP_FLAG_ALL;
+	end = m->addr + m->size;
+	for (i = 0; i < s->nmaps && !all; i++) {
+		struct vfu_map *e = &s->maps[i];
+		bool in = e->addr >= m->addr && e->addr + e->size <= end;
+
+		if (!in && e->addr < end && m->addr < e->addr + e->size)
+			return vfu_reply(s, 0, EINVAL);
 	}
-	vfu_reply(s, 0, ENOENT);
+	for (i = 0; i < s->nmaps;) {
+		struct vfu_map *e = &s->maps[i];
+
+		if (all || (e->addr >= m->addr && e->addr + e->size <= end))
+			vfu_unmap_one(s, i);	/* the last moves to i */
+		else
+			i++;
+	}
+	memcpy(vfu_rbody(s), m, sizeof(*m));
+	vfu_reply(s, sizeof(*m), 0);
+}
+
+/* ------------------------------------------------ the block's DMA */
+
+static struct vfu_srv *vfu_srv_of(struct vfu_dev *d)
+{
+	return (struct vfu_srv *)((char *)d - offsetof(struct vfu_srv, dev));
+}
+
+/* The map holding @iova with @prot, or NULL. */
+static struct vfu_map *vfu_dma_find(struct vfu_srv *s, u64 iova, int prot)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nmaps; i++) {
+		unsigned int k = (s->last + i) % s->nmaps;
+		struct vfu_map *e = &s->maps[k];
+
+		if (iova - e->addr < e->size && (e->prot & prot) == prot &&
+		    e->va) {
+			s->last = k;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/* Walks [iova, iova + len) map by map; copies into @buf when given. */
+static int vfu_dma(struct vfu_dev *d, u64 iova, void *buf, u64 len,
+		   int prot, const char *what)
+{
+	struct vfu_srv *s = vfu_srv_of(d);
+	u64 a = iova, left = len;
+
+	while (left) {
+		struct vfu_map *e = vfu_dma_find(s, a, prot);
+		u64 n;
+
+		if (!e) {
+			d->dma_faults++;
+			fprintf(stderr,
+				"octep-vfu: DMA fault: %s %s, %llu bytes at %#llx: %#llx not mapped\n",
+				what, prot & PROT_WRITE ? "write" : "read",
+				(unsigned long long)len,
+				(unsigned long long)iova,
+				(unsigned long long)a);
+			return -EFAULT;
+		}
+		n = e->addr + e->size - a;
+		if (n > left)
+			n = left;
+		if (buf) {
+			memcpy(buf, (u8 *)e->va + (a - e->addr), n);
+			buf = (u8 *)buf + n;
+		}
+		a += n;
+		left -= n;
+	}
+	return 0;
+}
+
+/**
+ * vfu_dma_read() - the block reads host memory
+ * @d: function
+ * @iova: the address the driver gave the block
+ * @buf: where the bytes go
+ * @len: bytes
+ * @what: what is read, for the log
+ *
+ * Return: 0, or -EFAULT (logged and counted) where the client mapped
+ * nothing readable.
+ */
+int vfu_dma_read(struct vfu_dev *d, u64 iova, void *buf, u32 len,
+		 const char *what)
+{
+	return vfu_dma(d, iova, buf, len, PROT_READ, what);
+}
+
+/**
+ * vfu_dma_check() - would a DMA of the block reach host memory
+ * @d: function
+ * @iova: the address the driver gave the block
+ * @len: bytes
+ * @write: a write (else a read)
+ * @what: what is checked, for the log
+ *
+ * Nothing is copied: the block checks a buffer the host credited.
+ *
+ * Return: 0, or -EFAULT (logged and counted) as vfu_dma_read().
+ */
+int vfu_dma_check(struct vfu_dev *d, u64 iova, u64 len, bool write,
+		  const char *what)
+{
+	return vfu_dma(d, iova, NULL, len, write ? PROT_WRITE : PROT_READ,
+		       what);
 }
 
 static void vfu_get_info(struct vfu_srv *s)
@@ -494,6 +626,7 @@ static void vfu_disconnect(struct vfu_srv *s)
 	s->dev.req_fd = -1;
 	close(s->fd);
 	s->fd = -1;
+	fprintf(stderr, "octep-vfu: %lu DMA faults\n", s->dev.dma_faults);
 }
 
 static int vfu_listen(const char *path)

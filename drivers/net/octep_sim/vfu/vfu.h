@@ -11,6 +11,8 @@
 
 #include <linux/types.h>
 
+#include "../../ethernet/octep_ipsec/octep_sdp.h"
+
 /* Every message, command or reply, starts with this. */
 struct vfu_hdr {
 	u16 id;
@@ -75,6 +77,16 @@ enum vfu_cmd {
 #define VFU_NUM_IRQS		5
 
 /**
+ * struct vfu_oq - what the block keeps of an output (receive) ring
+ * @fill: the next descriptor the host credits, counted from the enable
+ * @seen: the first credits since the enable are in the log
+ */
+struct vfu_oq {
+	u32 fill;
+	bool seen;
+};
+
+/**
  * struct vfu_dev - the function's state
  * @cfg: config space
  * @regs: BAR0, register by register (8-byte aligned)
@@ -82,6 +94,8 @@ enum vfu_cmd {
  * @irq_fd: each vector's eventfd from the client, or -1
  * @err_fd: the client's error eventfd (AER into the guest), or -1
  * @req_fd: the client's request eventfd (asks the guest to let go), or -1
+ * @oq: the output rings' state
+ * @dma_faults: DMAs to an address the client had not mapped
  * @verbose: log each register access
  */
 struct vfu_dev {
@@ -91,6 +105,8 @@ struct vfu_dev {
 	int irq_fd[VFU_NVEC_MAX];
 	int err_fd;
 	int req_fd;
+	struct vfu_oq oq[OCTEP_SDP_MAX_RINGS];
+	unsigned long dma_faults;
 	bool verbose;
 };
 
@@ -101,5 +117,9 @@ int vfu_cfg_write(struct vfu_dev *d, u64 off, const void *buf, u32 count);
 int vfu_bar0_read(struct vfu_dev *d, u64 off, void *buf, u32 count);
 int vfu_bar0_write(struct vfu_dev *d, u64 off, const void *buf, u32 count);
 void vfu_irq_raise(struct vfu_dev *d, unsigned int vec);
+int vfu_dma_read(struct vfu_dev *d, u64 iova, void *buf, u32 len,
+		 const char *what);
+int vfu_dma_check(struct vfu_dev *d, u64 iova, u64 len, bool write,
+		  const char *what);
 
 #endif /* _OCTEP_VFU_H */
