@@ -7,13 +7,16 @@
 # with it, the probe maps BAR0, allocates its MSI-X vectors, asks the
 # control mailbox for the flow table (answered by an interrupt: the
 # server offers none, so "flow table unavailable (0)", not a timeout) and
-# registers a netdev. Unbind and rebind three times, then unload the
-# module with the function bound. Skipped without such a function.
+# registers a netdev. The function is behind the vIOMMU: the interface
+# comes up and the block reads ring 0's descriptors and checks its buffers
+# through the driver's mappings alone. Unbind and rebind three times, then
+# unload the module with the function bound; the block made no DMA the
+# driver had not mapped. Skipped without such a function.
 
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/pci_lib.inc"
 
-ktap_plan 16
+ktap_plan 20
 
 # MSI-X vectors the probe allocated: 16 before the rings', one a ring.
 pci_vectors()
@@ -53,6 +56,12 @@ else
 	ktap_fail "the mailbox answered through its MSI-X vector" \
 		"$(kernel_log | grep "$BDF" | tail -n 5)"
 fi
+ktap_expect "behind the IOMMU, in a translating domain" \
+	"iommu_group type: $(cat "$DEV/iommu_group/type" 2>&1)" pci_iommu_dma
+check "the interface comes up" ip link set "$IF" up
+ktap_expect "ring 0's buffers reach the block through the IOMMU" \
+	"$(grep "ring 0 " "${VM_VFU_LOG:-/nonexistent}" 2>&1 | tail -n 3)" \
+	wait_for 10 pci_ring_credited 0
 for i in 1 2 3; do
 	check "unbind $i: driver and netdev gone" pci_unbind
 	check "rebind $i: bound again with a netdev" pci_bind
@@ -62,6 +71,7 @@ check "module unloads with the function bound" rmmod octep_ipsec
 ktap_expect "the function is left unbound" \
 	"still bound to $(readlink "$DEV/driver")" pci_unbound
 
+pci_dma_clean
 kernel_log_clean "no kernel warning"
 
 ktap_finish

@@ -6,8 +6,9 @@
 # reset a function on q35's root bus can have). Unbound: a register written
 # through BAR0 reads back zero after `echo 1 > reset`, and the mailbox is
 # back (its signature). Bound, with the interface up: the driver takes its
-# rings down before the reset and programs them again after, and the
-# function unbinds and binds again. Skipped without the function.
+# rings down before the reset and programs them again after (its receive
+# buffers credited again, each mapped for the block), and the function
+# unbinds and binds again. Skipped without the function.
 
 source "$(dirname "$0")/lib.sh"
 require_cmd python3
@@ -19,7 +20,7 @@ MBOX_SIG_VAL=0x314f424d5044534f
 
 source "$(dirname "$0")/pci_lib.inc"
 
-ktap_plan 15
+ktap_plan 17
 
 # bar0 OFF [VAL]: print the 64-bit register at OFF (hex), after writing
 # VAL to it if given, through the sysfs resource file, with memory space
@@ -79,9 +80,13 @@ ktap_expect "the driver and its netdev stay through the FLR" \
 ktap_expect "ring 0 programmed again after the FLR" \
 	"$(tail -n 3 "${VM_VFU_LOG:-/nonexistent}" 2>&1): the rings were lost" \
 	wait_for 10 pci_ring_on 0
+ktap_expect "ring 0's buffers credited again, through the IOMMU" \
+	"$(grep "ring 0 " "${VM_VFU_LOG:-/nonexistent}" 2>&1 | tail -n 3)" \
+	wait_for 10 pci_ring_credited 0
 check "unbind after the FLR" pci_unbind
 check "rebind after the FLR" pci_bind
 
+pci_dma_clean
 kernel_log_clean "no kernel warning"
 
 ktap_finish
