@@ -346,7 +346,8 @@ static void vfu_ring_log(struct vfu_dev *d, u64 off, u64 val)
  * buffer, all through the client's maps, so that a descriptor or buffer
  * the driver did not map for the block is a DMA fault when it is
  * credited, not when a packet comes. The first credits after an enable
- * are logged: the PCI tests' record that DMA went through.
+ * are logged, with what the block can reach: the PCI tests' record that
+ * DMA went through, behind an IOMMU.
  */
 static void vfu_oq_credit(struct vfu_dev *d, unsigned int r, u64 n)
 {
@@ -374,8 +375,10 @@ static void vfu_oq_credit(struct vfu_dev *d, unsigned int r, u64 n)
 	}
 	oq->fill = (oq->fill + n) % size;
 	if (!oq->seen)
-		fprintf(stderr, "octep-vfu: ring %u out: %llu buffers credited, %u DMA faults\n",
-			r, (unsigned long long)n, (unsigned int)(d->dma_faults - faults));
+		fprintf(stderr,
+			"octep-vfu: ring %u out: %llu buffers credited, %u DMA faults, %llu KiB mapped\n",
+			r, (unsigned long long)n, (unsigned int)(d->dma_faults - faults),
+			(unsigned long long)(vfu_dma_mapped(d) >> 10));
 	oq->seen = true;
 }
 

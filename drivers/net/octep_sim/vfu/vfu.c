@@ -57,6 +57,7 @@ struct vfu_srv {
 	unsigned int nmaps;
 	unsigned int maps_cap;
 	unsigned int last;	/* the map the last DMA hit */
+	u64 mapped;	/* bytes the block can reach */
 	int fds[VFU_MAX_FDS];
 	unsigned int nfds;
 	u8 *msg;	/* the message being served, header first */
@@ -241,6 +242,8 @@ static void vfu_dma_map(struct vfu_srv *s)
 		}
 	}
 	s->nmaps++;
+	if (e->va)
+		s->mapped += e->size;
 	if (vfu_verbose)
 		fprintf(stderr, "octep-vfu: dma map %#llx+%#llx%s\n",
 			(unsigned long long)m->addr, (unsigned long long)m->size,
@@ -250,8 +253,14 @@ static void vfu_dma_map(struct vfu_srv *s)
 
 static void vfu_unmap_one(struct vfu_srv *s, unsigned int i)
 {
-	if (s->maps[i].va)
+	if (s->maps[i].va) {
 		munmap(s->maps[i].va, s->maps[i].size);
+		s->mapped -= s->maps[i].size;
+	}
+	if (vfu_verbose)
+		fprintf(stderr, "octep-vfu: dma unmap %#llx+%#llx\n",
+			(unsigned long long)s->maps[i].addr,
+			(unsigned long long)s->maps[i].size);
 	s->maps[i] = s->maps[--s->nmaps];
 }
 
@@ -364,6 +373,18 @@ int vfu_dma_read(struct vfu_dev *d, u64 iova, void *buf, u32 len,
 		 const char *what)
 {
 	return vfu_dma(d, iova, buf, len, PROT_READ, what);
+}
+
+/**
+ * vfu_dma_mapped() - how much host memory the block can reach
+ * @d: function
+ *
+ * Return: the bytes the client mapped for the block: all of guest memory
+ * without a vIOMMU, what the driver mapped behind one.
+ */
+u64 vfu_dma_mapped(struct vfu_dev *d)
+{
+	return vfu_srv_of(d)->mapped;
 }
 
 /**

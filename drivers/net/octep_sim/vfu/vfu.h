@@ -119,6 +119,7 @@ int vfu_bar0_write(struct vfu_dev *d, u64 off, const void *buf, u32 count);
 void vfu_irq_raise(struct vfu_dev *d, unsigned int vec);
 int vfu_dma_read(struct vfu_dev *d, u64 iova, void *buf, u32 len,
 		 const char *what);
+u64 vfu_dma_mapped(struct vfu_dev *d);
 int vfu_dma_check(struct vfu_dev *d, u64 iova, u64 len, bool write,
 		  const char *what);
 

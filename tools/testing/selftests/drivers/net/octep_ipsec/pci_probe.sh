@@ -9,14 +9,15 @@
 # server offers none, so "flow table unavailable (0)", not a timeout) and
 # registers a netdev. The function is behind the vIOMMU: the interface
 # comes up and the block reads ring 0's descriptors and checks its buffers
-# through the driver's mappings alone. Unbind and rebind three times, then
+# through the driver's mappings alone (a fraction of guest memory, all of
+# which it would reach without the IOMMU). Unbind and rebind three times, then
 # unload the module with the function bound; the block made no DMA the
 # driver had not mapped. Skipped without such a function.
 
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/pci_lib.inc"
 
-ktap_plan 20
+ktap_plan 21
 
 # MSI-X vectors the probe allocated: 16 before the rings', one a ring.
 pci_vectors()
@@ -62,6 +63,9 @@ check "the interface comes up" ip link set "$IF" up
 ktap_expect "ring 0's buffers reach the block through the IOMMU" \
 	"$(grep "ring 0 " "${VM_VFU_LOG:-/nonexistent}" 2>&1 | tail -n 3)" \
 	wait_for 10 pci_ring_credited 0
+kib=$(pci_reach_kib)
+ktap_expect "the block reaches only the driver's mappings" \
+	"${kib:-?} KiB mapped for it" pci_reach_narrow "$kib"
 for i in 1 2 3; do
 	check "unbind $i: driver and netdev gone" pci_unbind
 	check "rebind $i: bound again with a netdev" pci_bind
