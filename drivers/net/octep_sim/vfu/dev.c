@@ -302,6 +302,11 @@ int vfu_bar0_read(struct vfu_dev *d, u64 off, void *buf, u32 count)
 {
 	if (off > VFU_BAR0_SIZE || count > VFU_BAR0_SIZE - off)
 		return -EINVAL;
+	/* What a host reads from a function that fell off the link. */
+	if (d->gone) {
+		memset(buf, 0xff, count);
+		return 0;
+	}
 	memcpy(buf, (u8 *)d->regs + off, count);
 	if (d->verbose && count == 8)
 		fprintf(stderr, "octep-vfu: rd %#llx = %#llx\n",
@@ -416,6 +421,8 @@ int vfu_bar0_write(struct vfu_dev *d, u64 off, const void *buf, u32 count)
 
 	if (off > VFU_BAR0_SIZE || count > VFU_BAR0_SIZE - off)
 		return -EINVAL;
+	if (d->gone)
+		return 0;
 	/* The block's registers are 64-bit: other writes land as they are. */
 	if (count != 8 || (off & 7)) {
 		if (!vfu_ro_reg(off & ~7ULL))

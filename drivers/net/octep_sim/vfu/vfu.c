@@ -5,7 +5,13 @@
  * function octep_ipsec's pci_driver binds to: its probe, BAR mapping,
  * MSI-X and remove run as on a gateway.
  *
- *   octep-vfu [-v] [-n NVEC] SOCKET
+ *   octep-vfu [-v] [-n NVEC] [-c CTL] SOCKET
+ *
+ * -c CTL: a file the server looks for between messages and every 100 ms;
+ * it reads the command in it, logs it and removes it. "gone": the
+ * function falls off the link (BAR0 reads all ones, writes are lost);
+ * "back": it comes back as from a reset (a link that retrained). The
+ * guest's tests write it through the repo it shares.
  *
  * Listens on the UNIX socket SOCKET and serves one client at a time; when
  * the client goes, its memory and eventfds are let go and the function
@@ -22,6 +28,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -672,9 +679,60 @@ static int vfu_listen(const char *path)
 	return fd;
 }
 
+/* The control file's command, if one came (see the header). */
+static void vfu_ctl(struct vfu_dev *d, const char *path)
+{
+	char cmd[16] = "";
+	FILE *f;
+
+	if (!path)
+		return;
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (!fgets(cmd, sizeof(cmd), f))
+		cmd[0] = 0;
+	fclose(f);
+	unlink(path);
+	cmd[strcspn(cmd, "\n")] = 0;
+	fprintf(stderr, "octep-vfu: control: %s\n", cmd);
+	if (!strcmp(cmd, "gone")) {
+		d->gone = true;
+	} else if (!strcmp(cmd, "back")) {
+		u8 cfg[VFU_CFG_SIZE];
+
+		/*
+		 * The block's registers are reset; config space is kept, as
+		 * QEMU, which mirrors parts of it, would not see it change.
+		 */
+		memcpy(cfg, d->cfg, sizeof(cfg));
+		vfu_dev_reset(d);
+		memcpy(d->cfg, cfg, sizeof(cfg));
+		d->gone = false;
+	} else {
+		fprintf(stderr, "octep-vfu: control: unknown command\n");
+	}
+}
+
+/* The next message, looking at the control file while none comes. */
+static int vfu_next(struct vfu_srv *s, const char *ctl)
+{
+	struct pollfd p = { .fd = s->fd, .events = POLLIN };
+
+	for (;;) {
+		int n = poll(&p, 1, 100);
+
+		vfu_ctl(&s->dev, ctl);
+		if (n > 0)
+			return vfu_recv(s);
+		if (n < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
 static void vfu_usage(void)
 {
-	fprintf(stderr, "usage: octep-vfu [-v] [-n NVEC] SOCKET\n");
+	fprintf(stderr, "usage: octep-vfu [-v] [-n NVEC] [-c CTL] SOCKET\n");
 	exit(2);
 }
 
@@ -682,10 +740,14 @@ int main(int argc, char **argv)
 {
 	static struct vfu_srv s;
 	unsigned int nvec = VFU_NVEC_DEF;
+	const char *ctl = NULL;
 	int lfd, opt;
 
-	while ((opt = getopt(argc, argv, "vn:")) != -1) {
+	while ((opt = getopt(argc, argv, "vn:c:")) != -1) {
 		switch (opt) {
+		case 'c':
+			ctl = optarg;
+			break;
 		case 'v':
 			vfu_verbose = true;
 			break;
@@ -724,7 +786,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		fprintf(stderr, "octep-vfu: client connected\n");
-		while (!vfu_recv(&s))
+		while (!vfu_next(&s, ctl))
 			vfu_serve(&s);
 		vfu_close_fds(&s);
 		vfu_disconnect(&s);

@@ -96,6 +96,7 @@ struct vfu_oq {
  * @req_fd: the client's request eventfd (asks the guest to let go), or -1
  * @oq: the output rings' state
  * @dma_faults: DMAs to an address the client had not mapped
+ * @gone: off the bus: BAR0 reads all ones, writes are lost, no DMA
  * @verbose: log each register access
  */
 struct vfu_dev {
@@ -107,6 +108,7 @@ struct vfu_dev {
 	int req_fd;
 	struct vfu_oq oq[OCTEP_SDP_MAX_RINGS];
 	unsigned long dma_faults;
+	bool gone;
 	bool verbose;
 };
 
