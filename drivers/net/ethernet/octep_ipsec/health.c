@@ -19,6 +19,13 @@
  * NAPI, or for a disabled or dead ring rebuilds the datapath through
  * octep_reconfigure() with the configuration it has.
  *
+ * A device that reads all ones is off the bus (a surprise removal, a link
+ * down, an AER error the guest is not told of): its counts and enables are
+ * noise, and a reset would program rings nothing reads. The check reports
+ * it once, as such, and the reset work leaves the rings as they are; the
+ * health work then reads one register a period and resets the rings when
+ * the device answers again.
+ *
  * devlink_health_report() takes the devlink instance lock, which devlink's
  * own commands hold when they call the reporter: the report is made
  * outside RTNL and the recover only queues work, so RTNL is never taken
@@ -35,13 +42,21 @@
  * struct octep_health_ctx - what one health check found, for the reporter
  * @disabled: ring pairs whose output ring the block disabled
  * @left: ring pairs with work counted and no visit for a period
+ * @off_bus: the device reads all ones
  * @msg: the report's message
  */
 struct octep_health_ctx {
 	unsigned long disabled;
 	unsigned long left;
+	bool off_bus;
 	char msg[128];
 };
+
+/* The mailbox's signature is a constant: all ones is no block answering. */
+static bool octep_reads_ones(struct octep_dev *oct)
+{
+	return octep_rd64(oct, OCTEP_SDP_MBOX_SIG) == U64_MAX;
+}
 
 static u32 octep_ring_rd(struct octep_dev *oct, u32 off)
 {
@@ -102,6 +117,13 @@ static bool octep_health_check(struct octep_dev *oct,
 	/* A reset is on its way: these rings are about to be replaced. */
 	if (test_bit(OCTEP_RESET_FULL, &oct->reset_flags))
 		return false;
+	if (octep_reads_ones(oct)) {
+		ctx->off_bus = true;
+		scnprintf(ctx->msg, sizeof(ctx->msg),
+			  "the device reads all ones: off the bus");
+		/* The reset work sees it too, and waits for the device. */
+		return true;
+	}
 	for (q = 0; q < oct->num_rings; q++) {
 		struct octep_qvec *qv = &oct->qv[q];
 		struct octep_ring_health *h = &qv->health;
@@ -185,13 +207,18 @@ static void octep_health_work(struct work_struct *work)
 
 	rtnl_lock();
 	again = oct->up;
-	if (oct->up && !oct->quiesced)
+	if (oct->up && !oct->quiesced && oct->off_bus) {
+		/* The reset left for it, once the device answers. */
+		if (!octep_reads_ones(oct))
+			octep_schedule_reset(oct);
+	} else if (oct->up && !oct->quiesced) {
 		tx_dead = octep_health_check(oct, &ctx);
+	}
 	rtnl_unlock();
 
 	if (tx_dead)
 		octep_schedule_reset(oct);
-	if (ctx.disabled || ctx.left) {
+	if (ctx.disabled || ctx.left || ctx.off_bus) {
 		atomic64_inc(&oct->rx_stall_reports);
 		netdev_warn(oct->netdev, "%s\n", ctx.msg);
 		/* Dump and recover under the devlink lock: outside RTNL. */
@@ -217,6 +244,22 @@ static void octep_reset_work(struct work_struct *work)
 
 	rtnl_lock();
 	mask = atomic_long_xchg(&oct->rescue_mask, 0);
+	/*
+	 * Off the bus: the flag stays set, which keeps the check from
+	 * reporting again; the health work clears off_bus's wait.
+	 */
+	if (test_bit(OCTEP_RESET_FULL, &oct->reset_flags) && oct->up &&
+	    octep_reads_ones(oct)) {
+		if (!oct->off_bus)
+			netdev_err(oct->netdev,
+				   "the device reads all ones: rings left as they are until it answers\n");
+		oct->off_bus = true;
+		rtnl_unlock();
+		return;
+	}
+	if (oct->off_bus && test_bit(OCTEP_RESET_FULL, &oct->reset_flags))
+		netdev_info(oct->netdev, "the device answers again\n");
+	oct->off_bus = false;
 	if (test_and_clear_bit(OCTEP_RESET_FULL, &oct->reset_flags) &&
 	    oct->up) {
 		atomic64_inc(&oct->ring_resets);

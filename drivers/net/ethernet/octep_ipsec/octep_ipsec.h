@@ -560,6 +560,8 @@ struct octep_qvec {
  * @reset_work: recovers the rings the check or a timeout found dead
  * @reset_flags: OCTEP_RESET_* bits: what @reset_work is to do
  * @rescue_mask: ring pairs @reset_work is to schedule a visit of
+ * @off_bus: the device read all ones when a reset was due: the reset waits
+ *	until it answers again (health.c); under RTNL
  * @rx_stall: the devlink health reporter "rx_stall"
  * @report_lock: makes a report and octep_health_reports() exclusive
  * @reporting: @rx_stall may report: devlink is registered; under
@@ -633,6 +635,7 @@ struct octep_dev {
 	struct work_struct reset_work;
 	unsigned long reset_flags;
 	atomic_long_t rescue_mask;
+	bool off_bus;
 	struct devlink_health_reporter *rx_stall;
 	struct mutex report_lock;	/* a report against reporting */
 	bool reporting;
