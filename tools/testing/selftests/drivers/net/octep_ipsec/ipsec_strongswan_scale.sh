@@ -169,6 +169,9 @@ def csum(b):
     return ~(s + (s >> 16)) & 0xffff
 ident = os.getpid() & 0xffff
 rx = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+# Room for every answer of a round (one a child) while Python reads
+# them: the default buffer holds about a hundred frames.
+rx.setsockopt(socket.SOL_SOCKET, 33, n * 8192)  # SO_RCVBUFFORCE
 left = set(range(n))
 for rnd in range(3):
     for i in sorted(left):
