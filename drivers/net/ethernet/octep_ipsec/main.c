@@ -108,6 +108,9 @@ static ssize_t octep_service_write(struct file *file, const char __user *ubuf,
 			err = -EBUSY;
 		else
 			octep_wd_set_service(oct, val);
+		/* The netdev outlives these files (octep_core_remove()). */
+		if (!err && oct->netdev)
+			octep_xdp_features(oct);
 	}
 	rtnl_unlock();
 	if (err)
@@ -242,9 +245,13 @@ struct octep_dev *octep_core_probe(struct device *dev,
 	return oct;
 
 err_netdev:
+	/* Its files first, as at removal: "service" reaches the netdev. */
+	octep_dbg_dev_fini(oct);
 	octep_netdev_destroy(oct);
+	goto err_ipsec;
 err_dbg:
 	octep_dbg_dev_fini(oct);
+err_ipsec:
 	octep_ipsec_fini(oct);
 err_health:
 	octep_health_fini(oct);
@@ -260,8 +267,12 @@ err_free:
 void octep_core_remove(struct octep_dev *oct)
 {
 	octep_devlink_unregister(oct);
-	octep_netdev_destroy(oct);
+	/*
+	 * The debugfs files before the netdev: a "service" write sets its
+	 * xdp_features, and removing the files waits for one in flight.
+	 */
 	octep_dbg_dev_fini(oct);
+	octep_netdev_destroy(oct);
 	/* After the netdev: unregistering flushed the offloaded states. */
 	octep_ipsec_fini(oct);
 	octep_health_fini(oct);

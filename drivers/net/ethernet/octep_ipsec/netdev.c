@@ -563,6 +563,24 @@ int octep_reconfigure(struct octep_dev *oct, unsigned int rings,
 				     oct->xdp_prog);
 }
 
+/**
+ * octep_xdp_features() - set the netdev's xdp_features for its servicing
+ * @oct: device, its netdev allocated; under RTNL once it is registered
+ *
+ * Programs run only under service=visit (octep_xdp_setup() refuses them
+ * otherwise), so only then does the device offer them; ndo_xdp_xmit only
+ * transmits and works under either. One buffer a frame: neither
+ * NETDEV_XDP_ACT_RX_SG nor _NDO_XMIT_SG.
+ */
+void octep_xdp_features(struct octep_dev *oct)
+{
+	xdp_features_t f = NETDEV_XDP_ACT_NDO_XMIT;
+
+	if (oct->service == OCTEP_SERVICE_VISIT)
+		f |= NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_REDIRECT;
+	xdp_set_features_flag(oct->netdev, f);
+}
+
 /*
  * XDP_SETUP_PROG. One frame a buffer, no multi-buffer: a program is
  * refused while the MTU is larger than the buffer laid out for XDP
@@ -771,9 +789,7 @@ int octep_netdev_create(struct octep_dev *oct)
 	netdev->watchdog_timeo = OCTEP_TX_TIMEOUT;
 	netdev->min_mtu = ETH_MIN_MTU;
 	netdev->max_mtu = OCTEP_MAX_MTU;
-	/* One buffer a frame: no NETDEV_XDP_ACT_RX_SG nor _NDO_XMIT_SG. */
-	netdev->xdp_features = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_REDIRECT |
-			       NETDEV_XDP_ACT_NDO_XMIT;
+	octep_xdp_features(oct);
 	if (is_valid_ether_addr(oct->sdp->mac_addr))
 		eth_hw_addr_set(netdev, oct->sdp->mac_addr);
 	else

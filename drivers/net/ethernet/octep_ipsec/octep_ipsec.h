@@ -702,6 +702,7 @@ int octep_netdev_create(struct octep_dev *oct);
 void octep_netdev_destroy(struct octep_dev *oct);
 void octep_netdev_suspend(struct octep_dev *oct);
 int octep_netdev_resume(struct octep_dev *oct);
+void octep_xdp_features(struct octep_dev *oct);
 void octep_quiesce(struct octep_dev *oct);
 void octep_resume(struct octep_dev *oct);
 int octep_reconfigure(struct octep_dev *oct, unsigned int rings,

@@ -83,7 +83,7 @@ if ! { build pass -DMODE=2 -DPORT=0 -DIFINDEX=0 &&
 	ktap_skip_all "clang cannot build a BPF program here"
 fi
 
-ktap_plan 37
+ktap_plan 40
 
 check "modules load" octep_load || ktap_finish
 check "device 0 with 2 rings" octep_new 0 2 || ktap_finish
@@ -251,6 +251,37 @@ ip link set dev "$HOST_IF" mtu 1500
 DEV0_IF=$HOST_IF
 check "device 1 with 2 rings" octep_new 1 2
 DEV1_IF=$HOST_IF WIRE1_IF=$WIRE_IF
+
+# xdp_features IF: the netdev family's xdp-features of IF, sorted, one
+# line, comma-separated.
+xdp_features()
+{
+	python3 "$YNL" --spec "$YNL_SPEC" --no-schema --output-json \
+		--do dev-get --json "{\"ifindex\": $(cat "/sys/class/net/$1/ifindex")}" |
+		python3 -c 'import json, sys
+print(",".join(sorted(json.load(sys.stdin).get("xdp-features", []))))'
+}
+
+# What xdp_features offers follows the servicing: programs run only under
+# service=visit (device 1 is down: the switch is refused while up).
+XDP_ALL=basic,ndo-xmit,redirect
+if ynl_find; then
+	f=$(xdp_features "$DEV1_IF")
+	ktap_expect "xdp_features under service=visit: $XDP_ALL" "$f" \
+		[ "$f" = "$XDP_ALL" ]
+	octep_knob service pass
+	f=$(xdp_features "$DEV1_IF")
+	ktap_expect "xdp_features under service=pass: ndo-xmit only" "$f" \
+		[ "$f" = ndo-xmit ]
+	octep_knob service visit
+	f=$(xdp_features "$DEV1_IF")
+	ktap_expect "xdp_features back to $XDP_ALL under service=visit" "$f" \
+		[ "$f" = "$XDP_ALL" ]
+else
+	for c in visit pass "visit again"; do
+		ktap_skip "xdp_features under service=$c" "no YNL client ($YNL, python3-yaml)"
+	done
+fi
 HOST_IF=$DEV0_IF
 ip link set dev "$DEV1_IF" up
 ip link set dev "$WIRE1_IF" up
