@@ -7,8 +7,9 @@
  *
  *   octep-vfu [-v] [-n NVEC] [-c CTL] SOCKET
  *
- * -c CTL: a file the server looks for between messages and every 100 ms;
- * it reads the command in it, logs it and removes it. "gone": the
+ * -c CTL: a file the server looks for between messages and every 100 ms,
+ * with a client or without; it reads the command in it, logs it and
+ * removes it. "gone": the
  * function falls off the link (BAR0 reads all ones, writes are lost);
  * "back": it comes back as from a reset (a link that retrained). The
  * guest's tests write it through the repo it shares.
@@ -730,6 +731,29 @@ static int vfu_next(struct vfu_srv *s, const char *ctl)
 	}
 }
 
+/*
+ * The next client, looking at the control file while none comes: between
+ * an unplug and the plug that follows (QEMU's device_del, device_add) the
+ * function has no client, and a test may bring it back to the link then.
+ */
+static int vfu_accept(int lfd, struct vfu_dev *d, const char *ctl)
+{
+	struct pollfd p = { .fd = lfd, .events = POLLIN };
+
+	for (;;) {
+		int n = poll(&p, 1, 100), fd;
+
+		vfu_ctl(d, ctl);
+		if (n < 0 && errno != EINTR)
+			return -1;
+		if (n <= 0)
+			continue;
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0 || (errno != EINTR && errno != ECONNABORTED))
+			return fd;
+	}
+}
+
 static void vfu_usage(void)
 {
 	fprintf(stderr, "usage: octep-vfu [-v] [-n NVEC] [-c CTL] SOCKET\n");
@@ -778,10 +802,8 @@ int main(int argc, char **argv)
 	fprintf(stderr, "octep-vfu: %04x:%04x, %u MSI-X vectors, on %s\n",
 		VFU_VENDOR, VFU_DEVICE, nvec, argv[optind]);
 	for (;;) {
-		s.fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		s.fd = vfu_accept(lfd, &s.dev, ctl);
 		if (s.fd < 0) {
-			if (errno == EINTR)
-				continue;
 			perror("octep-vfu: accept");
 			return 1;
 		}
