@@ -36,7 +36,8 @@
 #                        package (debian/, scripts/deb), lintian-checked
 #   make vfu             out/vfu/octep-vfu, the vfio-user server that shows
 #                        a guest the block as a PCI function (scripts/vm --pci)
-#   make check-pci       the PCI selftests through it (pci_probe, _reset, _gone, _msix_few)
+#   make check-pci       the PCI selftests through it (pci_probe, _reset, _gone,
+#                        _unplug, _msix_few)
 #   make clean           kbuild's clean; make distclean also removes out/
 
 top := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
@@ -137,7 +138,8 @@ check-pci: modules vfu
 	mkdir -p $(top)/out/check-pci/msix-few
 	rc=0; \
 	$(top)/scripts/vm --pci --quiet --timeout 900 -- \
-		$(top)/scripts/run-selftests -o $(top)/out/check-pci pci_probe.sh pci_reset.sh pci_gone.sh || rc=1; \
+		$(top)/scripts/run-selftests -o $(top)/out/check-pci pci_probe.sh pci_reset.sh \
+		pci_gone.sh pci_unplug.sh || rc=1; \
 	VM_VFU_ARGS="-n 17" $(top)/scripts/vm --pci --quiet --timeout 900 -- \
 		$(top)/scripts/run-selftests -o $(top)/out/check-pci/msix-few pci_msix_few.sh || rc=1; \
 	exit $$rc
