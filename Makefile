@@ -37,7 +37,7 @@
 #   make vfu             out/vfu/octep-vfu, the vfio-user server that shows
 #                        a guest the block as a PCI function (scripts/vm --pci)
 #   make check-pci       the PCI selftests through it (pci_probe, _reset, _gone,
-#                        _unplug, _msix_few)
+#                        _aer, _unplug, _msix_few)
 #   make clean           kbuild's clean; make distclean also removes out/
 
 top := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
@@ -139,7 +139,7 @@ check-pci: modules vfu
 	rc=0; \
 	$(top)/scripts/vm --pci --quiet --timeout 900 -- \
 		$(top)/scripts/run-selftests -o $(top)/out/check-pci pci_probe.sh pci_reset.sh \
-		pci_gone.sh pci_unplug.sh || rc=1; \
+		pci_gone.sh pci_aer.sh pci_unplug.sh || rc=1; \
 	VM_VFU_ARGS="-n 17" $(top)/scripts/vm --pci --quiet --timeout 900 -- \
 		$(top)/scripts/run-selftests -o $(top)/out/check-pci/msix-few pci_msix_few.sh || rc=1; \
 	exit $$rc
