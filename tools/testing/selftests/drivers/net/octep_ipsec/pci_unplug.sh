@@ -33,16 +33,6 @@ NB=10.99.0.2
 
 ktap_plan 32
 
-# vfu_ctl CMD: as in pci_gone.sh.
-vfu_ctl()
-{
-	local n
-
-	n=$(grep -c ": control: $1$" "$VM_VFU_LOG")
-	echo "$1" >"$VM_VFU_CTL.tmp" && mv "$VM_VFU_CTL.tmp" "$VM_VFU_CTL" &&
-		wait_for 10 sh -c "[ \$(grep -c ': control: $1\$' '$VM_VFU_LOG') -gt $n ]"
-}
-
 # up: the interface up, with a neighbour on its link to send to.
 up()
 {
