@@ -31,7 +31,7 @@ UNPLUG_WAIT=20
 HUNG=/proc/sys/kernel/hung_task_timeout_secs
 NB=10.99.0.2
 
-ktap_plan 32
+ktap_plan 31
 
 # up: the interface up, with a neighbour on its link to send to.
 up()
@@ -85,8 +85,6 @@ unplug_round()
 		"tx_doorbells $b0 -> $(bells)" wait_for 10 bells_past $((b0 + 1))
 	if [ "$gone" = 1 ]; then
 		check "$name: the function falls off the link" vfu_ctl gone
-	else
-		ktap_ok "$name: the function stays on the link"
 	fi
 	d0=$(qmp_events DEVICE_DELETED)
 	c0=$(gone_count)
