@@ -120,6 +120,12 @@ while more; do
 	ethtool -G "$HOST_IF" rx $((256 << (rounds % 2))) 2>/dev/null
 	ipsec_flush
 done
+# The counts are final once the faults are off and -L has rebuilt the
+# rings (a bad buffer left in one was freed unread) and the flush's
+# mailbox requests were answered after any stray response: read once.
+# A wait for "caught == injected" never ends for the kinds that may lose
+# some at a reset, and each of its tries forks ethtool on a guest busy
+# with both streams (2.7 s a try on the debug kernel: minutes a kind).
 hostile 0 0
 ethtool -L "$HOST_IF" combined 2 2>/dev/null
 secs=$((SECONDS - t0))
@@ -128,7 +134,6 @@ drops=$(($(dev_stat "$HOST_IF" rx_dropped) - drops0))
 summary="" bad=""
 for k in $KINDS; do
 	i=$(($(injected "$k") - I0[$k]))
-	wait_for "$OCTEP_WAIT" rose "${STAT[$k]}" "${D0[$k]}" "$i" || true
 	d=$(($(stat "$HOST_IF" "${STAT[$k]}") - D0[$k]))
 	summary="$summary $k $d/$i"
 	case $k in
