@@ -10,13 +10,17 @@
 #   make intree          both drivers built inside a kernel tree with clang
 #                        and W=1 (scripts/intree-build)
 #   make shellcheck      shellcheck over scripts/ and the selftests
-#   make check           setup, build, style checks, spin model, VM selftests
+#   make check           setup, build, style checks, spin model, VM selftests:
+#                        CI's cut (full.txt's tests and most of the debug
+#                        tier left out), about an hour with nothing cached
+#   make check-full      all of them, the whole debug tier and the Debian 13
+#                        tier (trixie.txt) as well (~2.5 h)
 #   make check-debug     the same selftests on the debug (KASAN, lockdep) kernel
 #   make check-matrix    the visit-rule tests under every setting of the
 #                        block's unknowns (masked x resend_pending)
 #   make check-soak      the soaks at full length on the debug kernel (~3 h)
 #   make check-trixie    every IPsec test under Debian 13's userspace (trixie.txt,
-#                        trixie-more.txt; make check runs trixie.txt's)
+#                        trixie-more.txt; make check-full runs trixie.txt's)
 #   make check-fresh     setup and build from nothing in a new Debian 12 root
 #   make demo            one TCP stream host -> peer through a model device
 #   make model           the spin model check (spec/)
@@ -60,7 +64,7 @@ SHELL_FILES = $(shell cd $(top) && \
 	done; ls tools/testing/selftests/drivers/net/octep_ipsec/*.sh \
 		tools/testing/selftests/drivers/net/octep_ipsec/*.inc)
 
-.PHONY: all modules clean distclean checkpatch kernel-doc coccicheck intree shellcheck check check-debug check-matrix check-trixie check-soak check-fresh check-dkms check-deb check-strongswan-scale check-ipsec-matrix check-oracle check-pci vfu demo model compat dkms-install dkms-remove deb help
+.PHONY: all modules clean distclean checkpatch kernel-doc coccicheck intree shellcheck check check-full check-debug check-matrix check-trixie check-soak check-fresh check-dkms check-deb check-strongswan-scale check-ipsec-matrix check-oracle check-pci vfu demo model compat dkms-install dkms-remove deb help
 
 all: modules
 
@@ -116,6 +120,9 @@ shellcheck:
 
 check:
 	$(top)/scripts/check
+
+check-full:
+	$(top)/scripts/check --full
 
 check-debug:
 	$(top)/scripts/check --kernel debug
