@@ -326,7 +326,7 @@ static u32 osim_hostile_count(struct osim_dev *dev, struct osim_cnt *c,
 {
 	u32 rnd;
 
-	if (likely(c->count < OSIM_HOSTILE_COUNT) &&
+	if (likely(c->r.count < OSIM_HOSTILE_COUNT) &&
 	    unlikely(osim_hostile(dev, kind, &rnd)))
 		return OSIM_HOSTILE_COUNT + rnd % 4096;
 	return 0;
@@ -779,7 +779,7 @@ void osim_oq_arrive_on_enable(struct osim_dev *dev, struct osim_oq *oq)
 	struct osim_ring *ring = container_of(oq, struct osim_ring, oq);
 	struct sk_buff *skb;
 
-	if (oq->cnt.ena || !atomic_add_unless(&oq->arrive_on_enable, -1, 0))
+	if (oq->cnt.r.ena || !atomic_add_unless(&oq->arrive_on_enable, -1, 0))
 		return;
 	skb = osim_synth(dev, ring, GFP_ATOMIC);
 	if (!skb) {

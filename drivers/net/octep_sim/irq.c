@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * octep_sim: interrupts, and the block's rules for raising them.
+ * octep_sim: interrupts, and the kernel layer of the block's rules.
  *
  * Each device has its own irq_chip and linear irq domain: one hwirq per ring
  * pair (input and output share it) and one for the mailbox. An interrupt is
@@ -9,27 +9,14 @@
  * another CPU, from an IPI to that CPU. The driver's handler runs as it
  * would for an MSI-X vector.
  *
- * The rules (struct osim_cnt, one for OUT_CNTS and one for IN_CNTS of each
- * ring pair; every function here but osim_fire() runs under the ring side's
- * lock):
- *  - crossing: the count going from below the packet level to at or above
- *    it raises the interrupt, once; a count that stays at or above the level
- *    raises nothing more, whatever time passes.
- *  - timer: when the count is nonzero and below the level, the block's timer
- *    runs from the last time the count changed by a host write or rose from
- *    zero; when it runs out with the count still nonzero and below the level
- *    it raises the interrupt, once.
- *  - RESEND: a host write with bit 59 raises the interrupt if the ring is
- *    pending, as the device's resend_pending setting says.
- *  - enable: a raise while INT_LEVELS bit 62 is clear is latched and sent
- *    when the host sets the bit (as an MSI-X pending bit), or, with the
- *    device's masked setting "drop", lost. Which of the two the real block
- *    does is not known; a driver must be correct under both.
- *
- * Beside the rules, each count keeps the block's record of rings left
- * (osim_cnt_silence()): the tests' ground truth for the report's bug.
+ * The rules themselves (crossing, the block's timer, RESEND, the enable,
+ * the record of rings left) are rules.c, shared with the vfio-user server.
+ * This file is their kernel layer (struct osim_cnt, one for OUT_CNTS and
+ * one for IN_CNTS of each ring pair): every osim_cnt_*() runs under the
+ * ring side's lock, reads the device's settings and the clock for the
+ * event, runs the count's hrtimer as the rules ask and sends with
+ * osim_fire().
  */
-#include <linux/bitfield.h>
 #include <linux/irq.h>
 #include <linux/irqdomain.h>
 
@@ -279,106 +266,54 @@ static spinlock_t *osim_cnt_lock(struct osim_cnt *c)
 	return c->is_in ? &c->ring->iq.lock : &c->ring->oq.lock;
 }
 
-/* The packet level as the rules use it: 0 acts as 1. */
-static u32 osim_cnt_level(const struct osim_cnt *c)
+/* The device's settings, once an event: debugfs may change them any time. */
+static void osim_cnt_cfg(const struct osim_cnt *c, struct osim_rules_cfg *cfg)
 {
-	return c->level ? c->level : 1;
+	const struct osim_dev *dev = c->ring->dev;
+
+	/* Pair with the WRITE_ONCE()s of debugfs.c's setters. */
+	cfg->resend_pending = READ_ONCE(dev->resend_pending);
+	cfg->masked = READ_ONCE(dev->masked);
+	cfg->left_ns = READ_ONCE(dev->left_ns);
 }
 
 /*
- * Under the lock, after every change of the rules' state: keep the block's
- * own record of rings left. A count is silent while it holds packets with
- * its interrupt enabled and no interrupt on its way (sent since the host's
- * last CNTS write, latched, or due from the timer): the host will hear of
- * it only by looking. A silence ends when that changes or when the host
- * acknowledges packets (@looked: it is servicing the ring, and what it
- * leaves starts a new one). One that lasted left_ns or more is a ring
- * left. An interrupt sent and still being delivered is owed, so a host
- * that reads the count before the interrupt arrives does not make one.
+ * Under the lock: carry out what an event of the rules asked (rules.h), in
+ * its order, and tell the rules whether the interrupt went out.
  */
-static void osim_cnt_silence(struct osim_cnt *c, bool looked)
+static void osim_cnt_act(struct osim_cnt *c, const struct osim_rules_cfg *cfg,
+			 u64 now, unsigned int act)
 {
-	bool silent = c->count && c->ena && !c->owed && !c->timer_armed;
-	ktime_t now;
-	u64 ns;
+	bool sent = false;
 
-	if (c->silent == silent && !(silent && looked))
-		return;
-	now = ktime_get();
-	if (c->silent) {
-		ns = ktime_to_ns(ktime_sub(now, c->silent_since));
-		c->left_max_ns = max(c->left_max_ns, ns);
-		/* Pairs with the WRITE_ONCE() in osim_left_set(). */
-		if (ns >= READ_ONCE(c->ring->dev->left_ns))
-			c->left++;
-	}
-	c->silent = silent;
-	c->silent_since = now;
-}
-
-/*
- * Under the lock: raise the ring's interrupt; if disabled, latch it or
- * (masked=drop) lose it.
- */
-static void osim_cnt_raise(struct osim_cnt *c, enum osim_cause cause)
-{
-	c->raised[cause]++;
-	if (!c->ena) {
-		if (READ_ONCE(c->ring->dev->masked) == OSIM_MASKED_DROP) {
-			c->masked_dropped++;
-			return;
-		}
-		if (!c->latched)
-			c->latch_events++;
-		c->latched = true;
-		return;
-	}
-	if (osim_fire(c->ring->dev, c->ring->idx))
-		c->owed = true;
-}
-
-static void osim_cnt_arm(struct osim_cnt *c)
-{
-	if (!c->time_us) {
-		c->timer_armed = false;
-		return;
-	}
-	c->timer_expires = ktime_add_us(ktime_get(), c->time_us);
-	c->timer_armed = true;
-	hrtimer_start(&c->timer, c->timer_expires, HRTIMER_MODE_ABS);
-}
-
-static void osim_cnt_disarm(struct osim_cnt *c)
-{
-	if (!c->timer_armed)
-		return;
-	c->timer_armed = false;
-	/* May be running and waiting for our lock: it rechecks timer_armed. */
-	hrtimer_try_to_cancel(&c->timer);
+	/* May be running and waiting for our lock: the rules ignore it then. */
+	if (act & OSIM_RULES_CANCEL)
+		hrtimer_try_to_cancel(&c->timer);
+	if (act & OSIM_RULES_START)
+		hrtimer_start(&c->timer, ns_to_ktime(c->r.timer_expires),
+			      HRTIMER_MODE_ABS);
+	if (act & OSIM_RULES_SEND)
+		sent = osim_fire(c->ring->dev, c->ring->idx);
+	osim_rules_done(&c->r, cfg, now, act, sent);
 }
 
 static enum hrtimer_restart osim_cnt_timer(struct hrtimer *t)
 {
 	struct osim_cnt *c = container_of(t, struct osim_cnt, timer);
 	spinlock_t *lock = osim_cnt_lock(c);
+	struct osim_rules_cfg cfg;
 	unsigned long flags;
-	ktime_t now;
+	u64 now;
 
 	spin_lock_irqsave(lock, flags);
 	/*
-	 * Rearmed (hrtimer_start() from a host write) while this ran: the
-	 * timer is queued again for the new time, so this run is stale.
+	 * Restarted (hrtimer_start() from a host write) while this ran: the
+	 * timer is queued again for the new time, and the rules, expecting
+	 * that one, make this run a stale one that does nothing.
 	 */
-	now = ktime_get();
-	if (c->timer_armed && ktime_compare(now, c->timer_expires) >= 0) {
-		c->timer_armed = false;
-		if (c->count && c->count < osim_cnt_level(c)) {
-			c->timer_after_us = ktime_us_delta(now, c->timer_expires) +
-					    c->time_us;
-			osim_cnt_raise(c, OSIM_CAUSE_TIMER);
-		}
-		osim_cnt_silence(c, false);
-	}
+	now = ktime_get_ns();
+	osim_cnt_cfg(c, &cfg);
+	osim_cnt_act(c, &cfg, now, osim_rules_timer(&c->r, &cfg, now));
 	spin_unlock_irqrestore(lock, flags);
 	return HRTIMER_NORESTART;
 }
@@ -410,38 +345,16 @@ void osim_cnt_stop(struct osim_cnt *c)
 /**
  * osim_cnt_add() - the block counts @n more packets (or instructions) done
  * @c: count, its side's lock held
- * @n: how many; the writes they stand for are already visible
+ * @n: how many; the writes they stand for are already visible (the count
+ *	is stored with a release)
  */
 void osim_cnt_add(struct osim_cnt *c, u32 n)
 {
-	u32 old = c->count, level = osim_cnt_level(c);
-	u32 new = old + min(n, U32_MAX - old);
+	struct osim_rules_cfg cfg;
+	u64 now = ktime_get_ns();
 
-	/*
-	 * Release: the buffers (or the instruction reads) this count stands
-	 * for are done before the host can see the count. Pairs with the
-	 * smp_load_acquire() of the count in osim_read64().
-	 */
-	smp_store_release(&c->count, new);
-	if (old < level && new >= level) {
-		osim_cnt_disarm(c);
-		osim_cnt_raise(c, OSIM_CAUSE_CROSSING);
-	} else if (!old && new) {
-		osim_cnt_arm(c);	/* below the level: rose from zero */
-	}
-	osim_cnt_silence(c, false);
-}
-
-static bool osim_cnt_pending(const struct osim_cnt *c)
-{
-	switch (READ_ONCE(c->ring->dev->resend_pending)) {
-	case OSIM_RESEND_LEVEL:
-		return c->count >= osim_cnt_level(c);
-	case OSIM_RESEND_NONZERO:
-		return c->count != 0;
-	default:
-		return false;
-	}
+	osim_cnt_cfg(c, &cfg);
+	osim_cnt_act(c, &cfg, now, osim_rules_add(&c->r, &cfg, now, n));
 }
 
 /**
@@ -451,28 +364,11 @@ static bool osim_cnt_pending(const struct osim_cnt *c)
  */
 void osim_cnt_host_write(struct osim_cnt *c, u64 val)
 {
-	u32 n = FIELD_GET(OCTEP_SDP_CNTS_COUNT, val);
+	struct osim_rules_cfg cfg;
+	u64 now = ktime_get_ns();
 
-	/* The host has looked: what was sent before is answered. */
-	c->owed = false;
-	if (n > c->count) {
-		c->ack_excess++;
-		n = c->count;
-	}
-	if (n) {
-		/* Pairs with the smp_load_acquire() in osim_read64(). */
-		smp_store_release(&c->count, c->count - n);
-		if (c->count && c->count < osim_cnt_level(c))
-			osim_cnt_arm(c);
-		else
-			osim_cnt_disarm(c);
-	}
-	if (val & OCTEP_SDP_CNTS_RESEND) {
-		c->resend_writes++;
-		if (osim_cnt_pending(c))
-			osim_cnt_raise(c, OSIM_CAUSE_RESEND);
-	}
-	osim_cnt_silence(c, n);
+	osim_cnt_cfg(c, &cfg);
+	osim_cnt_act(c, &cfg, now, osim_rules_host_write(&c->r, &cfg, now, val));
 }
 
 /**
@@ -486,36 +382,9 @@ void osim_cnt_host_write(struct osim_cnt *c, u64 val)
  */
 void osim_cnt_levels_write(struct osim_cnt *c, u64 val)
 {
-	u32 level = FIELD_GET(OCTEP_SDP_INT_LEVELS_PKTS, val);
-	u32 time_us = FIELD_GET(OCTEP_SDP_INT_LEVELS_TIME, val);
-	bool ena = val & OCTEP_SDP_INT_LEVELS_ENA;
+	struct osim_rules_cfg cfg;
+	u64 now = ktime_get_ns();
 
-	if (level != c->level || time_us != c->time_us) {
-		c->level = level;
-		c->time_us = time_us;
-		if (c->count && c->count < osim_cnt_level(c))
-			osim_cnt_arm(c);
-		else
-			osim_cnt_disarm(c);
-	}
-	c->ena = ena;
-	if (ena && c->latched) {
-		c->latched = false;
-		if (osim_fire(c->ring->dev, c->ring->idx))
-			c->owed = true;
-	}
-	osim_cnt_silence(c, false);
-}
-
-/**
- * osim_cnt_levels_read() - the INT_LEVELS register as the host reads it
- * @c: count
- *
- * Return: the register value.
- */
-u64 osim_cnt_levels_read(const struct osim_cnt *c)
-{
-	return FIELD_PREP(OCTEP_SDP_INT_LEVELS_PKTS, c->level) |
-	       FIELD_PREP(OCTEP_SDP_INT_LEVELS_TIME, c->time_us) |
-	       (c->ena ? OCTEP_SDP_INT_LEVELS_ENA : 0);
+	osim_cnt_cfg(c, &cfg);
+	osim_cnt_act(c, &cfg, now, osim_rules_levels_write(&c->r, now, val));
 }

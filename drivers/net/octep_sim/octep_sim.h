@@ -4,8 +4,10 @@
  * Documentation/networking/device_drivers/ethernet/octep_sim.rst).
  *
  * One file per concern: bus.c (the bus, new_device/del_device), dev.c (a
- * device's life), regs.c (the register window), irq.c (irq_chip, domain and
- * the block's interrupt rules), engine.c (the kthread that moves packets),
+ * device's life), regs.c (the register window), rules.c (the block's
+ * counting and interrupt rules, shared with the vfio-user server in vfu/),
+ * irq.c (irq_chip, domain, and the rules' timers and sends), engine.c (the
+ * kthread that moves packets),
  * wire.c (the far end of the link), debugfs.c (settings, counters, faults,
  * the test hooks).
  */
@@ -23,6 +25,7 @@
 
 #include "../ethernet/octep_ipsec/octep_compat.h"
 #include "../ethernet/octep_ipsec/octep_sdp.h"
+#include "rules.h"
 
 struct page_pool;
 
@@ -45,88 +48,24 @@ struct page_pool;
 /* Pages the peer's receive buffers recycle through (a page a frame). */
 #define OSIM_WIRE_POOL		1024
 
-/* What RESEND takes for "pending" (debugfs resend_pending). */
-enum osim_resend_pending {
-	OSIM_RESEND_LEVEL,	/* count at or above the packet level */
-	OSIM_RESEND_NONZERO,	/* count nonzero */
-	OSIM_RESEND_NEVER,	/* RESEND never raises */
-};
-
-/* What a raise while INT_LEVELS bit 62 is clear does (debugfs masked). */
-enum osim_masked {
-	OSIM_MASKED_LATCH,	/* latched, sent when the host sets the bit */
-	OSIM_MASKED_DROP,	/* lost: counted, never sent */
-};
-
-/* Why a ring's interrupt was raised (each counted per ring and side). */
-enum osim_cause {
-	OSIM_CAUSE_CROSSING,
-	OSIM_CAUSE_TIMER,
-	OSIM_CAUSE_RESEND,
-	OSIM_CAUSE_NR,
-};
-
 struct osim_dev;
 struct osim_ring;
 struct osim_ipsec;
 
-/*
- * A count silent this long is a ring left (osim_cnt_silence()): two of the
- * driver's watchdog ticks, past which a ring is more than rule 3's wait.
- */
-#define OSIM_LEFT_NS_DEF	(2 * NSEC_PER_MSEC)
-
 /**
- * struct osim_cnt - a CNTS register and its INT_LEVELS: the interrupt rules
- * @count: packets (instructions) done and not acknowledged; written with
- *	smp_store_release() under the ring lock, read locklessly by read64
- * @level: packet level (INT_LEVELS 31:0)
- * @time_us: time threshold in microseconds (INT_LEVELS 61:32), 0 = none
- * @ena: interrupt enable (INT_LEVELS bit 62)
- * @latched: an interrupt was raised while @ena was clear
- * @timer_armed: @timer is meant to fire at @timer_expires
- * @timer_expires: when the block's timer fires
- * @timer: the block's timer for this count
+ * struct osim_cnt - a CNTS register and its INT_LEVELS, in the kernel model
+ * @r: the rules' state (rules.h); its fields are written under the ring
+ *	side's lock, @r.count with smp_store_release(), read by read64
+ *	without the lock
+ * @timer: the block's timer for this count, as the rules start and cancel it
  * @ring: ring pair this count belongs to
  * @is_in: the input side's count (IN_CNTS), else OUT_CNTS
- * @raised: interrupts raised, by cause
- * @latch_events: raises that found @ena clear and were latched
- * @masked_dropped: raises that found @ena clear and were lost (masked=drop)
- * @resend_writes: host writes with RESEND set
- * @ack_excess: host writes that acknowledged more than was counted
- * @timer_after_us: the last timer raise came this long after its arming,
- *	in the model's clock (a test's reads may come much later)
- * @owed: an interrupt was sent and the host has not written CNTS since
- * @silent: packets counted, the interrupt enabled, and none sent, owed or
- *	timed: nothing will tell the host (a ring left)
- * @silent_since: when @silent began, in the model's clock
- * @left: silences that lasted the device's left_ns or longer
- * @left_max_ns: the longest silence ended so far
- *
- * All fields but @count are written under the ring side's lock.
  */
 struct osim_cnt {
-	u32 count;
-	u32 level;
-	u32 time_us;
-	bool ena;
-	bool latched;
-	bool timer_armed;
-	ktime_t timer_expires;
+	struct osim_rules r;
 	struct hrtimer timer;
 	struct osim_ring *ring;
 	bool is_in;
-	u64 raised[OSIM_CAUSE_NR];
-	u64 latch_events;
-	u64 masked_dropped;
-	u64 resend_writes;
-	u64 ack_excess;
-	u64 timer_after_us;
-	bool owed;
-	bool silent;
-	ktime_t silent_since;
-	u64 left;
-	u64 left_max_ns;
 };
 
 /**
@@ -426,7 +365,7 @@ struct osim_hostile {
  * @resend_pending: enum osim_resend_pending
  * @masked: enum osim_masked
  * @delay_ns: fault: how long a delayed buffer write waits
- * @left_ns: a count silent this long is a ring left (struct osim_cnt)
+ * @left_ns: a count silent this long is a ring left (struct osim_rules)
  * @delay_share: fault: share of packets delayed, per mille
  * @regs_off: offset the debugfs regs file reads
  * @stub: the host stub
@@ -517,7 +456,6 @@ void osim_cnt_init(struct osim_cnt *c, struct osim_ring *ring, bool is_in);
 void osim_cnt_add(struct osim_cnt *c, u32 n);
 void osim_cnt_host_write(struct osim_cnt *c, u64 val);
 void osim_cnt_levels_write(struct osim_cnt *c, u64 val);
-u64 osim_cnt_levels_read(const struct osim_cnt *c);
 void osim_cnt_stop(struct osim_cnt *c);
 bool osim_fire(struct osim_dev *dev, unsigned int hwirq);
 

@@ -104,20 +104,6 @@ static void osim_iq_new_ring(struct osim_dev *dev, struct osim_iq *iq)
 		osim_iq_enable(dev, iq, true);
 }
 
-/* A doorbell write: add N (31:0), or all ones to reset (octeon_ep's way). */
-static u32 osim_dbell(u32 cur, u32 rsize, u64 val, u64 *excess)
-{
-	u32 n = FIELD_GET(OCTEP_SDP_CNTS_COUNT, val);
-
-	if (n == U32_MAX)
-		return 0;
-	if (n > rsize - min(cur, rsize)) {
-		(*excess)++;
-		return rsize;
-	}
-	return cur + n;
-}
-
 static void osim_oq_write(struct osim_dev *dev, struct osim_oq *oq, u32 reg,
 			  u64 val)
 {
@@ -142,8 +128,8 @@ static void osim_oq_write(struct osim_dev *dev, struct osim_oq *oq, u32 reg,
 		osim_oq_new_ring(dev, oq);
 		break;
 	case OCTEP_SDP_R_OUT_SLIST_DBELL_START:
-		oq->credits = osim_dbell(oq->credits, oq->rsize, val,
-					 &oq->credit_excess);
+		oq->credits = osim_rules_dbell(oq->credits, oq->rsize, val,
+					       &oq->credit_excess);
 		break;
 	case OCTEP_SDP_R_OUT_CONTROL_START:
 		oq->bufsize = FIELD_GET(OCTEP_SDP_OUT_CTL_BUFSIZE, val);
@@ -179,8 +165,8 @@ static void osim_iq_write(struct osim_dev *dev, struct osim_iq *iq, u32 reg,
 		osim_iq_new_ring(dev, iq);
 		break;
 	case OCTEP_SDP_R_IN_INSTR_DBELL_START:
-		iq->pending = osim_dbell(iq->pending, iq->rsize, val,
-					 &iq->dbell_excess);
+		iq->pending = osim_rules_dbell(iq->pending, iq->rsize, val,
+					       &iq->dbell_excess);
 		kick = iq->enabled && iq->pending;
 		break;
 	case OCTEP_SDP_R_IN_CNTS_START:
@@ -201,12 +187,12 @@ static u64 osim_oq_read(struct osim_oq *oq, u32 reg)
 	u64 val = 0;
 
 	if (reg == OCTEP_SDP_R_OUT_CNTS_START)	/* the hot one: no lock */
-		return smp_load_acquire(&oq->cnt.count);
+		return smp_load_acquire(&oq->cnt.r.count);
 
 	spin_lock_irqsave(&oq->lock, flags);
 	switch (reg) {
 	case OCTEP_SDP_R_OUT_INT_LEVELS_START:
-		val = osim_cnt_levels_read(&oq->cnt);
+		val = osim_rules_levels_read(&oq->cnt.r);
 		break;
 	case OCTEP_SDP_R_OUT_SLIST_BADDR_START:
 		val = oq->baddr;
@@ -234,7 +220,7 @@ static u64 osim_iq_read(struct osim_iq *iq, u32 reg)
 	u64 val = 0;
 
 	if (reg == OCTEP_SDP_R_IN_CNTS_START)	/* the hot one: no lock */
-		return smp_load_acquire(&iq->cnt.count);
+		return smp_load_acquire(&iq->cnt.r.count);
 
 	spin_lock_irqsave(&iq->lock, flags);
 	switch (reg) {
@@ -254,7 +240,7 @@ static u64 osim_iq_read(struct osim_iq *iq, u32 reg)
 		val = iq->pending;
 		break;
 	case OCTEP_SDP_R_IN_INT_LEVELS_START:
-		val = osim_cnt_levels_read(&iq->cnt);
+		val = osim_rules_levels_read(&iq->cnt.r);
 		break;
 	}
 	spin_unlock_irqrestore(&iq->lock, flags);
@@ -422,18 +408,18 @@ void osim_rings_reset(struct osim_dev *dev)
 		osim_oq_flush_deferred(&ring->oq, false);
 		ring->oq.credits = 0;
 		ring->oq.head = 0;
-		osim_cnt_host_write(&ring->oq.cnt, ring->oq.cnt.count);
+		osim_cnt_host_write(&ring->oq.cnt, ring->oq.cnt.r.count);
 		osim_cnt_levels_write(&ring->oq.cnt, 0);
-		ring->oq.cnt.latched = false;
+		ring->oq.cnt.r.latched = false;
 		spin_unlock_irqrestore(&ring->oq.lock, flags);
 
 		spin_lock_irqsave(&ring->iq.lock, flags);
 		ring->iq.enabled = false;
 		ring->iq.pending = 0;
 		ring->iq.head = 0;
-		osim_cnt_host_write(&ring->iq.cnt, ring->iq.cnt.count);
+		osim_cnt_host_write(&ring->iq.cnt, ring->iq.cnt.r.count);
 		osim_cnt_levels_write(&ring->iq.cnt, 0);
-		ring->iq.cnt.latched = false;
+		ring->iq.cnt.r.latched = false;
 		spin_unlock_irqrestore(&ring->iq.lock, flags);
 	}
 }
