@@ -76,9 +76,11 @@ clean:
 
 # The vfio-user server: a host program, built with the host's compiler
 # against octep_sdp.h through the stand-in headers in vfu/include.
+# octep_sim's rules.c is compiled in: the block's rules, one copy for both.
 VFU_DIR := drivers/net/octep_sim/vfu
-VFU_SRC := $(wildcard $(top)/$(VFU_DIR)/*.c)
-VFU_DEPS := $(VFU_SRC) $(wildcard $(top)/$(VFU_DIR)/*.h $(top)/$(VFU_DIR)/include/linux/*.h) \
+VFU_SRC := $(wildcard $(top)/$(VFU_DIR)/*.c) $(top)/drivers/net/octep_sim/rules.c
+VFU_DEPS := $(VFU_SRC) $(wildcard $(top)/$(VFU_DIR)/*.h $(top)/$(VFU_DIR)/include/*/*.h) \
+	$(top)/drivers/net/octep_sim/rules.h \
 	$(top)/drivers/net/ethernet/octep_ipsec/octep_sdp.h
 
 vfu: $(top)/out/vfu/octep-vfu

@@ -2,18 +2,26 @@
 /*
  * octep-vfu: the function itself. Config space with an MSI-X capability,
  * BAR0's registers and the control mailbox. A first slice: the registers
- * hold what the host wrote, with the block's counting rule on the CNTS
- * registers, and the mailbox answers GET_INFO with no feature bits (the
- * flow table refused) and anything else with EINVAL, so that the driver's
- * PCI probe runs to its end. The rings do not move packets yet (the rules
- * are to come from octep_sim's source, see the .rst), but the receive
+ * hold what the host wrote, but for the rings' counts and doorbells, and
+ * the mailbox answers GET_INFO with no feature bits (the flow table
+ * refused) and anything else with EINVAL, so that the driver's PCI probe
+ * runs to its end. The rings do not move packets yet, but the receive
  * buffers the host credits are checked through its DMA maps.
+ *
+ * The counts (CNTS, INT_LEVELS) and the doorbell arithmetic are
+ * octep_sim's own rules, its rules.c compiled in here: crossing the packet
+ * level, the block's timer, RESEND, the enable's latch or drop, under
+ * octep_sim's default settings. This file is their layer, as irq.c is the
+ * kernel model's: a count's timer is a deadline the server's poll loop
+ * waits for (vfu_dev_timer(), vfu_dev_tick()), and a send is the ring
+ * pair's MSI-X eventfd.
  */
 #include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/bits.h>
@@ -80,6 +88,7 @@ void vfu_dev_reset(struct vfu_dev *d)
 {
 	memset(d->regs, 0, VFU_BAR0_SIZE);
 	memset(d->oq, 0, sizeof(d->oq));
+	memset(d->ring, 0, sizeof(d->ring));
 	vfu_wr(d, OCTEP_SDP_MBOX_SIG, OCTEP_SDP_MBOX_SIG_VAL);
 	vfu_wr(d, OCTEP_SDP_MBOX_VERSION, OCTEP_SDP_MBOX_VERSION_VAL);
 	vfu_wr(d, OCTEP_SDP_MBOX_H2C_SIZE, VFU_MBOX_Q);
@@ -107,6 +116,10 @@ void vfu_dev_init(struct vfu_dev *d, unsigned int nvec)
 		d->irq_fd[i] = -1;
 	d->err_fd = -1;
 	d->req_fd = -1;
+	/* octep_sim's defaults (its dev.c): what a driver meets there. */
+	d->rules.resend_pending = OSIM_RESEND_NONZERO;
+	d->rules.masked = OSIM_MASKED_LATCH;
+	d->rules.left_ns = OSIM_LEFT_NS_DEF;
 	vfu_dev_reset(d);
 }
 
@@ -116,15 +129,104 @@ void vfu_dev_init(struct vfu_dev *d, unsigned int nvec)
  * @vec: vector
  *
  * Masking is the client's: QEMU holds the table and the PBA.
+ *
+ * Return: false if it went nowhere (no such vector, no eventfd from the
+ * client, or the function off the link).
  */
-void vfu_irq_raise(struct vfu_dev *d, unsigned int vec)
+bool vfu_irq_raise(struct vfu_dev *d, unsigned int vec)
 {
 	u64 one = 1;
 
-	if (vec >= d->nvec || d->irq_fd[vec] < 0)
-		return;
-	if (write(d->irq_fd[vec], &one, sizeof(one)) != sizeof(one))
+	if (d->gone || vec >= d->nvec || d->irq_fd[vec] < 0)
+		return false;
+	if (write(d->irq_fd[vec], &one, sizeof(one)) != sizeof(one)) {
 		perror("octep-vfu: eventfd");
+		return false;
+	}
+	return true;
+}
+
+/* ------------------------------------------------ the rules' layer */
+
+/**
+ * vfu_now() - the clock the rules run on
+ *
+ * Return: CLOCK_MONOTONIC in ns, as the kernel model's ktime_get_ns().
+ */
+u64 vfu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/*
+ * Carry out what an event of the rules asked (rules.h), in its order:
+ * the timer is the count's deadline, the send ring pair @r's vector. Then
+ * the registers the host reads show the count and levels as they are.
+ */
+static void vfu_cnt_act(struct vfu_dev *d, unsigned int r, bool in, u64 now,
+			unsigned int act)
+{
+	struct vfu_cnt *c = in ? &d->ring[r].in : &d->ring[r].out;
+	bool sent = false;
+
+	if (act & OSIM_RULES_CANCEL)
+		c->timer_at = 0;
+	if (act & OSIM_RULES_START)
+		c->timer_at = c->r.timer_expires;
+	if (act & OSIM_RULES_SEND)
+		sent = vfu_irq_raise(d, VFU_RING_VEC0 + r);
+	osim_rules_done(&c->r, &d->rules, now, act, sent);
+	vfu_wr(d, in ? OCTEP_SDP_R_IN_CNTS(r) : OCTEP_SDP_R_OUT_CNTS(r),
+	       c->r.count);
+	vfu_wr(d, in ? OCTEP_SDP_R_IN_INT_LEVELS(r) : OCTEP_SDP_R_OUT_INT_LEVELS(r),
+	       osim_rules_levels_read(&c->r));
+}
+
+/**
+ * vfu_dev_timer() - when the next of the block's timers fires
+ * @d: function
+ *
+ * Return: the earliest deadline (vfu_now()), 0 if none is running.
+ */
+u64 vfu_dev_timer(const struct vfu_dev *d)
+{
+	u64 next = 0;
+	unsigned int r;
+
+	for (r = 0; r < OCTEP_SDP_MAX_RINGS; r++) {
+		const struct vfu_cnt *c[] = { &d->ring[r].out, &d->ring[r].in };
+		unsigned int i;
+
+		for (i = 0; i < 2; i++)
+			if (c[i]->timer_at && (!next || c[i]->timer_at < next))
+				next = c[i]->timer_at;
+	}
+	return next;
+}
+
+/**
+ * vfu_dev_tick() - run the block's timers that are due
+ * @d: function
+ * @now: vfu_now()
+ */
+void vfu_dev_tick(struct vfu_dev *d, u64 now)
+{
+	unsigned int r, i;
+
+	for (r = 0; r < OCTEP_SDP_MAX_RINGS; r++) {
+		for (i = 0; i < 2; i++) {
+			struct vfu_cnt *c = i ? &d->ring[r].in : &d->ring[r].out;
+
+			if (!c->timer_at || c->timer_at > now)
+				continue;
+			c->timer_at = 0;
+			vfu_cnt_act(d, r, i, now,
+				    osim_rules_timer(&c->r, &d->rules, now));
+		}
+	}
 }
 
 /* ------------------------------------------------ config space */
@@ -315,15 +417,6 @@ int vfu_bar0_read(struct vfu_dev *d, u64 off, void *buf, u32 count)
 	return 0;
 }
 
-/* A CNTS register: a write of N in the count bits takes N off the count. */
-static bool vfu_cnts_reg(u64 off)
-{
-	u64 r = off % OCTEP_SDP_RING_OFFSET;
-
-	return off < OCTEP_SDP_MAX_RINGS * OCTEP_SDP_RING_OFFSET &&
-	       (r == OCTEP_SDP_R_IN_CNTS_START || r == OCTEP_SDP_R_OUT_CNTS_START);
-}
-
 /*
  * A ring turned on or off, in the log: the record the PCI tests read
  * (through the repo the guest shares, $VM_VFU_LOG) where octep_sim's tests
@@ -387,6 +480,65 @@ static void vfu_oq_credit(struct vfu_dev *d, unsigned int r, u64 n)
 	oq->seen = true;
 }
 
+/*
+ * A write to ring pair @r's count, levels or doorbell registers (@reg, an
+ * offset in the ring's window): the block's rules (octep_sim's rules.c).
+ * False for the other registers.
+ */
+static bool vfu_ring_rules(struct vfu_dev *d, unsigned int r, u64 reg, u64 val)
+{
+	struct vfu_ring *ring = &d->ring[r];
+	u64 now = vfu_now();
+	u32 old;
+
+	switch (reg) {
+	case OCTEP_SDP_R_OUT_CNTS_START:
+		vfu_cnt_act(d, r, false, now,
+			    osim_rules_host_write(&ring->out.r, &d->rules, now, val));
+		return true;
+	case OCTEP_SDP_R_IN_CNTS_START:
+		vfu_cnt_act(d, r, true, now,
+			    osim_rules_host_write(&ring->in.r, &d->rules, now, val));
+		return true;
+	case OCTEP_SDP_R_OUT_INT_LEVELS_START:
+		vfu_cnt_act(d, r, false, now,
+			    osim_rules_levels_write(&ring->out.r, now, val));
+		return true;
+	case OCTEP_SDP_R_IN_INT_LEVELS_START:
+		vfu_cnt_act(d, r, true, now,
+			    osim_rules_levels_write(&ring->in.r, now, val));
+		return true;
+	case OCTEP_SDP_R_OUT_SLIST_DBELL_START:
+		old = ring->credits;
+		ring->credits = osim_rules_dbell(old, vfu_rd(d, OCTEP_SDP_R_OUT_SLIST_RSIZE(r)),
+						 val, &d->dbell_excess);
+		/* The buffers just credited, on an enabled ring. */
+		if (ring->credits > old &&
+		    (vfu_rd(d, OCTEP_SDP_R_OUT_ENABLE(r)) & OCTEP_SDP_RING_ENABLE))
+			vfu_oq_credit(d, r, ring->credits - old);
+		vfu_wr(d, OCTEP_SDP_R_OUT_SLIST_DBELL(r), ring->credits);
+		return true;
+	case OCTEP_SDP_R_IN_INSTR_DBELL_START:
+		ring->pending = osim_rules_dbell(ring->pending,
+						 vfu_rd(d, OCTEP_SDP_R_IN_INSTR_RSIZE(r)),
+						 val, &d->dbell_excess);
+		vfu_wr(d, OCTEP_SDP_R_IN_INSTR_DBELL(r), ring->pending);
+		return true;
+	/* A new ring (base or size written): nothing credited or rung yet. */
+	case OCTEP_SDP_R_OUT_SLIST_BADDR_START:
+	case OCTEP_SDP_R_OUT_SLIST_RSIZE_START:
+		ring->credits = 0;
+		vfu_wr(d, OCTEP_SDP_R_OUT_SLIST_DBELL(r), 0);
+		return false;
+	case OCTEP_SDP_R_IN_INSTR_BADDR_START:
+	case OCTEP_SDP_R_IN_INSTR_RSIZE_START:
+		ring->pending = 0;
+		vfu_wr(d, OCTEP_SDP_R_IN_INSTR_DBELL(r), 0);
+		return false;
+	}
+	return false;
+}
+
 static bool vfu_ro_reg(u64 off)
 {
 	switch (off) {
@@ -435,25 +587,17 @@ int vfu_bar0_write(struct vfu_dev *d, u64 off, const void *buf, u32 count)
 			(unsigned long long)off, (unsigned long long)val);
 	if (vfu_ro_reg(off))
 		return 0;
-	if (vfu_cnts_reg(off)) {
-		u64 cur = vfu_rd(d, off);
-		u32 cnt = (u32)cur - (u32)(val & OCTEP_SDP_CNTS_COUNT);
-
-		vfu_wr(d, off, (cur & ~OCTEP_SDP_CNTS_COUNT) | cnt);
-		return 0;
-	}
 	vfu_ring_log(d, off, val);
 	if (off < OCTEP_SDP_MAX_RINGS * OCTEP_SDP_RING_OFFSET) {
 		unsigned int r = off / OCTEP_SDP_RING_OFFSET;
 		u64 reg = off % OCTEP_SDP_RING_OFFSET;
 
+		if (vfu_ring_rules(d, r, reg, val))
+			return 0;
 		/* An enable starts the ring at its first descriptor. */
 		if (reg == OCTEP_SDP_R_OUT_ENABLE_START &&
 		    (val & ~vfu_rd(d, off) & OCTEP_SDP_RING_ENABLE))
 			d->oq[r] = (struct vfu_oq){ 0 };
-		if (reg == OCTEP_SDP_R_OUT_SLIST_DBELL_START &&
-		    (vfu_rd(d, OCTEP_SDP_R_OUT_ENABLE(r)) & OCTEP_SDP_RING_ENABLE))
-			vfu_oq_credit(d, r, val);
 	}
 	vfu_wr(d, off, val);
 	if (off == OCTEP_SDP_MBOX_H2C_PROD)

@@ -17,7 +17,8 @@
  * Listens on the UNIX socket SOCKET and serves one client at a time; when
  * the client goes, its memory and eventfds are let go and the function
  * keeps its state for the next (the protocol's rule). One thread: each
- * message is answered before the next is read.
+ * message is answered before the next is read, and the block's timers
+ * (dev.c) run between messages, when due.
  *
  * Guest memory comes as file descriptors with VFIO_USER_DMA_MAP (QEMU's
  * memory-backend-memfd,share=on) and is mapped here; interrupts are the
@@ -38,6 +39,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/vfio.h>
@@ -715,13 +717,33 @@ static void vfu_ctl(struct vfu_dev *d, const char *path)
 	}
 }
 
+/*
+ * Waits for @p up to 100 ms, or to the block's next timer (the rules'
+ * layer, dev.c), whichever comes first; then runs the timers that are
+ * due, whether @p came or not. Returns what poll() does.
+ */
+static int vfu_poll(struct pollfd *p, struct vfu_dev *d)
+{
+	struct timespec ts = { .tv_nsec = 100 * NSEC_PER_MSEC };
+	u64 next = vfu_dev_timer(d), now = vfu_now();
+	int n;
+
+	if (next && next <= now)
+		ts.tv_nsec = 0;
+	else if (next && next - now < 100 * NSEC_PER_MSEC)
+		ts.tv_nsec = next - now;
+	n = ppoll(p, 1, &ts, NULL);
+	vfu_dev_tick(d, vfu_now());
+	return n;
+}
+
 /* The next message, looking at the control file while none comes. */
 static int vfu_next(struct vfu_srv *s, const char *ctl)
 {
 	struct pollfd p = { .fd = s->fd, .events = POLLIN };
 
 	for (;;) {
-		int n = poll(&p, 1, 100);
+		int n = vfu_poll(&p, &s->dev);
 
 		vfu_ctl(&s->dev, ctl);
 		if (n > 0)
@@ -741,7 +763,7 @@ static int vfu_accept(int lfd, struct vfu_dev *d, const char *ctl)
 	struct pollfd p = { .fd = lfd, .events = POLLIN };
 
 	for (;;) {
-		int n = poll(&p, 1, 100), fd;
+		int n = vfu_poll(&p, d), fd;
 
 		vfu_ctl(d, ctl);
 		if (n < 0 && errno != EINTR)

@@ -12,6 +12,7 @@
 #include <linux/types.h>
 
 #include "../../ethernet/octep_ipsec/octep_sdp.h"
+#include "../rules.h"
 
 /* Every message, command or reply, starts with this. */
 struct vfu_hdr {
@@ -63,8 +64,9 @@ enum vfu_cmd {
 /* Advanced Features: function-level reset from config space. */
 #define VFU_AF_CAP		0x50
 /* CN9K: 16 vectors before the rings' (octeon_ep), then one a ring pair. */
-#define VFU_NVEC_DEF		(16 + 8)
-#define VFU_NVEC_MAX		(16 + 16)
+#define VFU_RING_VEC0		16
+#define VFU_NVEC_DEF		(VFU_RING_VEC0 + 8)
+#define VFU_NVEC_MAX		(VFU_RING_VEC0 + 16)
 
 /* VFIO's PCI region and IRQ indexes (linux/vfio.h). */
 #define VFU_BAR0		0
@@ -87,6 +89,30 @@ struct vfu_oq {
 };
 
 /**
+ * struct vfu_cnt - a CNTS register and its INT_LEVELS
+ * @r: the rules' state, octep_sim's (rules.c)
+ * @timer_at: when the block's timer for it fires (vfu_now()), 0 for never
+ */
+struct vfu_cnt {
+	struct osim_rules r;
+	u64 timer_at;
+};
+
+/**
+ * struct vfu_ring - a ring pair's counts and doorbells
+ * @out: OUT_CNTS and OUT_INT_LEVELS
+ * @in: IN_CNTS and IN_INT_LEVELS
+ * @credits: receive buffers the host credited (OUT_SLIST_DBELL)
+ * @pending: instructions the host rang (IN_INSTR_DBELL)
+ */
+struct vfu_ring {
+	struct vfu_cnt out;
+	struct vfu_cnt in;
+	u32 credits;
+	u32 pending;
+};
+
+/**
  * struct vfu_dev - the function's state
  * @cfg: config space
  * @regs: BAR0, register by register (8-byte aligned)
@@ -95,6 +121,9 @@ struct vfu_oq {
  * @err_fd: the client's error eventfd (AER into the guest), or -1
  * @req_fd: the client's request eventfd (asks the guest to let go), or -1
  * @oq: the output rings' state
+ * @ring: the ring pairs' counts and doorbells
+ * @rules: the settings of the rules (octep_sim's defaults)
+ * @dbell_excess: doorbell writes past a ring's size (ignored)
  * @dma_faults: DMAs to an address the client had not mapped
  * @gone: off the bus: BAR0 reads all ones, writes are lost, no DMA
  * @verbose: log each register access
@@ -107,6 +136,9 @@ struct vfu_dev {
 	int err_fd;
 	int req_fd;
 	struct vfu_oq oq[OCTEP_SDP_MAX_RINGS];
+	struct vfu_ring ring[OCTEP_SDP_MAX_RINGS];
+	struct osim_rules_cfg rules;
+	u64 dbell_excess;
 	unsigned long dma_faults;
 	bool gone;
 	bool verbose;
@@ -118,7 +150,10 @@ int vfu_cfg_read(struct vfu_dev *d, u64 off, void *buf, u32 count);
 int vfu_cfg_write(struct vfu_dev *d, u64 off, const void *buf, u32 count);
 int vfu_bar0_read(struct vfu_dev *d, u64 off, void *buf, u32 count);
 int vfu_bar0_write(struct vfu_dev *d, u64 off, const void *buf, u32 count);
-void vfu_irq_raise(struct vfu_dev *d, unsigned int vec);
+bool vfu_irq_raise(struct vfu_dev *d, unsigned int vec);
+u64 vfu_now(void);
+u64 vfu_dev_timer(const struct vfu_dev *d);
+void vfu_dev_tick(struct vfu_dev *d, u64 now);
 int vfu_dma_read(struct vfu_dev *d, u64 iova, void *buf, u32 len,
 		 const char *what);
 u64 vfu_dma_mapped(struct vfu_dev *d);
