@@ -13,19 +13,8 @@ plot=$top/scripts/bench-plot
 fix=$top/scripts/tests/fixtures/bench-tables.txt
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-t()
-{
-	if eval "$2"; then
-		pass=$((pass + 1))
-		echo "ok $((pass + fail)) $1"
-	else
-		fail=$((fail + 1))
-		echo "not ok $((pass + fail)) $1${3:+: $3}"
-	fi
-}
+# shellcheck source=tap.inc
+. "$top/scripts/tests/tap.inc"
 
 png() { [ "$(head -c 4 "$1" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ]; }
 
@@ -67,5 +56,4 @@ print("|".join(mod.two_lines(s) for s in sys.argv[2:]))' "$plot" \
 t "long bar labels break in two, short ones stay whole" \
 	'[ "$labels" = "veth plain|flows 2\\npacket|plain\\n(no IPsec)|plain\\nCPU 1 spinning|veth sw\\nESP" ]' \
 	"got '$labels'"
-echo "# $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_end

@@ -16,19 +16,8 @@ set -u
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-t()
-{
-	if eval "$2"; then
-		pass=$((pass + 1))
-		echo "ok $((pass + fail)) $1"
-	else
-		fail=$((fail + 1))
-		echo "not ok $((pass + fail)) $1${3:+: $3}"
-	fi
-}
+# shellcheck source=tap.inc
+. "$top/scripts/tests/tap.inc"
 
 cc -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -pthread \
 	-o "$tmp/insn-count.so" "$top/scripts/insn-count.c" 2>"$tmp/cc.log"
@@ -89,5 +78,4 @@ run "vcpus=2,bogus=1"
 # shellcheck disable=SC2034 # read by t's eval
 rc=$?
 t "an unknown argument refused" '[ $rc -ne 3 ] && grep -q "unknown argument bogus=1" "$tmp/qemu.log"'
-echo "# $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_end

@@ -14,19 +14,8 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 rules=$top/drivers/net/octep_sim/rules.c
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-t()
-{
-	if eval "$2"; then
-		pass=$((pass + 1))
-		echo "ok $((pass + fail)) $1"
-	else
-		fail=$((fail + 1))
-		echo "not ok $((pass + fail)) $1${3:+: $3}"
-	fi
-}
+# shellcheck source=tap.inc
+. "$top/scripts/tests/tap.inc"
 
 # build SRC OUT: the test against the rules in SRC, with octep-vfu's
 # warnings (the Makefile's VFU flags) and the stand-in headers; rules.c's
@@ -96,5 +85,4 @@ mutant "an ack that leaves packets does not restart the timer" \
 	'act = osim_rules_rearm(r, now) | OSIM_RULES_LOOKED;' \
 	'act = osim_rules_disarm(r) | OSIM_RULES_LOOKED;'
 
-echo "# $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_end
