@@ -11,9 +11,10 @@
 # 30 s to minutes, until the flows' sockets were closed.
 #
 # Asserted, for each: the states were offloaded and the flows ran through
-# the block; the removal finished within REMOVE_MAX (10) seconds; the
-# flows' sockets were still open when it had (else the case would prove
-# nothing); no offloaded state or policy is left. And a clean kernel log,
+# the block; the removal finished within REMOVE_MAX (10) seconds (25 on
+# the debug kernel); the flows' sockets were still open when it had
+# (else the case would prove nothing); no offloaded state or policy is
+# left. And a clean kernel log,
 # which dmesg-scan holds to no "unregister_netdevice: waiting" line.
 
 source "$(dirname "$0")/lib.sh"
@@ -21,6 +22,10 @@ source "$(dirname "$0")/ipsec_lib.inc"
 require_cmd ip iperf3 ethtool devlink python3
 
 REMOVE_MAX=10
+# The debug kernel (KASAN, kmemleak) under TCG took 7.6 to 17.8 s for
+# these removals beside two other guests: what this bound catches, a
+# removal that waits for the flows' sockets, still meets REMOVE_GIVE_UP.
+[ -e /sys/kernel/debug/kmemleak ] && REMOVE_MAX=25
 # Past this a removal counts as hung: the flows are killed to let it end.
 REMOVE_GIVE_UP=40
 
